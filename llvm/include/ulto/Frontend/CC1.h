@@ -1,0 +1,24 @@
+//===- CC1.h - ulto's -cc1 ---------------------------------------*- C++ -*-===//
+//
+// The compiler job of ulto-clang: clang's -cc1, in-process on libclang-cpp,
+// identical to clang-22's for every invocation except unified LTO pre-link
+// (see UnifiedPreLink.h).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ULTO_FRONTEND_CC1_H
+#define ULTO_FRONTEND_CC1_H
+
+#include "llvm/ADT/ArrayRef.h"
+
+namespace ulto {
+
+/// Runs one -cc1 job. Argv excludes the program name and "-cc1"; Argv0 and
+/// MainAddr locate the executable as for clang's cc1_main. Returns the exit
+/// status.
+int runCC1(llvm::ArrayRef<const char *> Argv, const char *Argv0,
+           void *MainAddr);
+
+} // namespace ulto
+
+#endif

@@ -1,0 +1,37 @@
+//===- UnifiedPreLink.h - ulto's -funified-lto compile ----------*- C++ -*-===//
+//
+// ulto's implementation of `-funified-lto`: clang's own frontend and
+// optimisation pipeline (so sanitizers, PGO and target options keep working),
+// set up for the Full LTO pre-link pipeline by default, then the module gets
+// a unique source-file identifier and is written as unified, split-LTO-unit
+// bitcode.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ULTO_FRONTEND_UNIFIEDPRELINK_H
+#define ULTO_FRONTEND_UNIFIEDPRELINK_H
+
+#include "ulto/Frontend/UnifiedLTOOptions.h"
+
+namespace clang {
+class CompilerInstance;
+class CompilerInvocation;
+} // namespace clang
+
+namespace ulto {
+
+/// True if the invocation is a -funified-lto compile that writes LTO IR
+/// (bitcode, or text for -S -emit-llvm) after running the pipeline. Other
+/// invocations (including -disable-llvm-passes steps of -save-temps) are
+/// clang's own business.
+bool isUnifiedPreLink(const clang::CompilerInvocation &Invocation);
+
+/// Compiles the invocation of Clang (which isUnifiedPreLink) and writes the
+/// output atomically. Returns false after reporting errors to Clang's
+/// diagnostics.
+bool runUnifiedPreLink(clang::CompilerInstance &Clang,
+                       UnifiedPipeline Pipeline);
+
+} // namespace ulto
+
+#endif

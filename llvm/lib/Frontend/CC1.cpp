@@ -1,0 +1,192 @@
+//===- CC1.cpp - ulto's -cc1 ----------------------------------------------===//
+//
+// clang's cc1_main lives in clang's driver binary, not in libclang-cpp, so
+// ulto carries the same sequence: buffered argument diagnostics, the
+// CompilerInstance, timers and time traces, -disable-free teardown. The one
+// difference is where a unified LTO pre-link compile goes (UnifiedPreLink).
+//
+//===----------------------------------------------------------------------===//
+
+#include "ulto/Frontend/CC1.h"
+#include "ulto/Frontend/UnifiedPreLink.h"
+#include "clang/Basic/DiagnosticDriver.h"
+#include "clang/Basic/DiagnosticFrontend.h"
+#include "clang/Basic/Stack.h"
+#include "clang/CodeGen/ObjectFilePCHContainerWriter.h"
+#include "clang/Frontend/CompilerInstance.h"
+#include "clang/Frontend/CompilerInvocation.h"
+#include "clang/Frontend/TextDiagnosticBuffer.h"
+#include "clang/FrontendTool/Utils.h"
+#include "clang/Options/OptionUtils.h"
+#include "clang/Serialization/ObjectFilePCHContainerReader.h"
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/BuryPointer.h"
+#include "llvm/Support/ErrorHandling.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/Signals.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/TimeProfiler.h"
+#include "llvm/Support/Timer.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+#include <sys/resource.h>
+
+using namespace clang;
+using namespace llvm;
+
+namespace ulto {
+namespace {
+
+// LLVM fatal errors become clang diagnostics, then exit like clang: 70 asks
+// the driver for crash diagnostics.
+void reportFatalAsDiagnostic(void *UserData, const char *Message,
+                             bool GenCrashDiag) {
+  auto &Diags = *static_cast<DiagnosticsEngine *>(UserData);
+  Diags.Report(diag::err_fe_error_backend) << Message;
+  sys::RunInterruptHandlers();
+  sys::Process::Exit(GenCrashDiag ? 70 : 1);
+}
+
+// Deeply nested code needs the 8 MiB of stack clang asks for.
+void ensureSufficientStack() {
+  struct rlimit Limit;
+  if (getrlimit(RLIMIT_STACK, &Limit) != 0 || Limit.rlim_cur == RLIM_INFINITY ||
+      Limit.rlim_cur >= rlim_t(DesiredStackSize))
+    return;
+  if (Limit.rlim_max == RLIM_INFINITY ||
+      Limit.rlim_max >= rlim_t(DesiredStackSize))
+    Limit.rlim_cur = DesiredStackSize;
+  else
+    Limit.rlim_cur = Limit.rlim_max;
+  setrlimit(RLIMIT_STACK, &Limit);
+}
+
+int printSupportedCPUs(const std::string &TripleStr) {
+  Triple T(TripleStr);
+  std::string Error;
+  const Target *TheTarget = TargetRegistry::lookupTarget(T, Error);
+  if (!TheTarget) {
+    errs() << Error;
+    return 1;
+  }
+  // The target machine prints the CPU list when asked for "+cpuhelp".
+  std::unique_ptr<TargetMachine> TM(TheTarget->createTargetMachine(
+      T, "", "+cpuhelp", llvm::TargetOptions(), std::nullopt));
+  return 0;
+}
+
+// Takes ulto's own options out of the cc1 arguments; clang's parser would
+// reject them.
+bool takeUltoOptions(ArrayRef<const char *> Argv,
+                     SmallVectorImpl<const char *> &ClangArgs,
+                     UnifiedPipeline &Pipeline, DiagnosticsEngine &Diags) {
+  for (const char *Arg : Argv) {
+    StringRef A(Arg);
+    if (!A.consume_front(UnifiedPipelineOption)) {
+      ClangArgs.push_back(Arg);
+      continue;
+    }
+    std::optional<UnifiedPipeline> P = parseUnifiedPipeline(A);
+    if (!P) {
+      Diags.Report(diag::err_drv_invalid_value) << Arg << A;
+      return false;
+    }
+    Pipeline = *P;
+  }
+  return true;
+}
+
+void writeTimeTrace(const CompilerInstance &Clang) {
+  std::error_code EC;
+  raw_fd_ostream OS(Clang.getFrontendOpts().TimeTracePath, EC,
+                    sys::fs::OF_TextWithCRLF);
+  if (!EC)
+    timeTraceProfilerWrite(OS);
+  timeTraceProfilerCleanup();
+}
+
+} // namespace
+
+int runCC1(ArrayRef<const char *> Argv, const char *Argv0, void *MainAddr) {
+  ensureSufficientStack();
+  InitializeAllTargets();
+  InitializeAllTargetMCs();
+  InitializeAllAsmPrinters();
+  InitializeAllAsmParsers();
+
+  auto PCHOps = std::make_shared<PCHContainerOperations>();
+  PCHOps->registerWriter(std::make_unique<ObjectFilePCHContainerWriter>());
+  PCHOps->registerReader(std::make_unique<ObjectFilePCHContainerReader>());
+
+  // Argument diagnostics are buffered until the real engine exists.
+  DiagnosticOptions DiagOpts;
+  auto *DiagsBuffer = new TextDiagnosticBuffer;
+  DiagnosticsEngine Diags(DiagnosticIDs::create(), DiagOpts, DiagsBuffer);
+
+  UnifiedPipeline Pipeline = UnifiedPipeline::Full;
+  SmallVector<const char *, 256> ClangArgs;
+  bool Success = takeUltoOptions(Argv, ClangArgs, Pipeline, Diags);
+
+  auto Invocation = std::make_shared<CompilerInvocation>();
+  Success &= CompilerInvocation::CreateFromArgs(*Invocation, ClangArgs, Diags,
+                                                Argv0);
+  auto Clang = std::make_unique<CompilerInstance>(std::move(Invocation),
+                                                  std::move(PCHOps));
+  FrontendOptions &FE = Clang->getFrontendOpts();
+  if (!FE.TimeTracePath.empty())
+    timeTraceProfilerInitialize(FE.TimeTraceGranularity, Argv0,
+                                FE.TimeTraceVerbose);
+  if (FE.PrintSupportedCPUs)
+    return printSupportedCPUs(Clang->getTargetOpts().Triple);
+
+  if (Clang->getHeaderSearchOpts().UseBuiltinIncludes &&
+      Clang->getHeaderSearchOpts().ResourceDir.empty())
+    Clang->getHeaderSearchOpts().ResourceDir =
+        GetResourcesPath(Argv0, MainAddr);
+
+  Clang->createVirtualFileSystem(vfs::getRealFileSystem(), DiagsBuffer);
+  Clang->createDiagnostics();
+  install_fatal_error_handler(reportFatalAsDiagnostic,
+                              &Clang->getDiagnostics());
+  // The handler points at this job's diagnostics; the next in-process job
+  // installs its own.
+  auto RemoveHandler = make_scope_exit(remove_fatal_error_handler);
+  DiagsBuffer->FlushDiagnostics(Clang->getDiagnostics());
+  if (!Success)
+    return 1;
+
+  {
+    TimeTraceScope TimeScope("ExecuteCompiler");
+    bool TimePasses = Clang->getCodeGenOpts().TimePasses;
+    if (TimePasses)
+      Clang->createFrontendTimer();
+    TimeRegion Timer(TimePasses ? &Clang->getFrontendTimer() : nullptr);
+    Success = isUnifiedPreLink(Clang->getInvocation())
+                  ? runUnifiedPreLink(*Clang, Pipeline)
+                  : ExecuteCompilerInvocation(Clang.get());
+  }
+
+  // Timers still alive under -disable-free print now, as in clang.
+  {
+    if (Clang->getCodeGenOpts().TimePassesJson) {
+      errs() << "{\n";
+      TimerGroup::printAllJSONValues(errs(), "");
+      errs() << "\n}\n";
+    } else if (!Clang->getCodeGenOpts().TimePassesStatsFile) {
+      TimerGroup::printAll(errs());
+    }
+    TimerGroup::clearAll();
+  }
+  if (timeTraceProfilerEnabled())
+    writeTimeTrace(*Clang);
+
+  if (FE.DisableFree) {
+    // The diagnostic consumer must flush; everything else is left to exit.
+    Clang->getDiagnosticClient().~DiagnosticConsumer();
+    BuryPointer(std::move(Clang));
+  }
+  return !Success;
+}
+
+} // namespace ulto

@@ -1,0 +1,157 @@
+//===- UnifiedPreLink.cpp - ulto's -funified-lto compile ------------------===//
+//
+// clang-22 implements -funified-lto by running the ThinLTO pre-link pipeline
+// and writing through ThinLTOBitcodeWriterPass, which splits a module only if
+// llvm::getUniqueModuleId() finds strong external definitions to hash. ulto
+// instead:
+//   1. runs clang's EmitLLVMOnlyAction with the invocation rewritten for the
+//      Full LTO pre-link pipeline (or the ThinLTO one on request), so all of
+//      clang's backend setup (sanitizers, PGO, target options) applies;
+//   2. sets the "Unique Source File Identifier" flag at the start of that
+//      pipeline from the translation unit's paths and IR fingerprint;
+//   3. writes the optimised module as unified split-LTO-unit bitcode.
+// Rejected: post-processing clang's bitcode (a second parse and the wrong
+// pipeline), and -funique-source-file-names (one source compiled twice
+// collides).
+//
+//===----------------------------------------------------------------------===//
+
+#include "ulto/Frontend/UnifiedPreLink.h"
+#include "ulto/UnifiedLTO/SourceFileIdentifier.h"
+#include "ulto/UnifiedLTO/UnifiedBitcodeWriter.h"
+#include "clang/Basic/DiagnosticFrontend.h"
+#include "clang/CodeGen/CodeGenAction.h"
+#include "clang/Frontend/CompilerInstance.h"
+#include "clang/Frontend/CompilerInvocation.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/BuryPointer.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace clang;
+using namespace llvm;
+
+namespace ulto {
+
+bool isUnifiedPreLink(const CompilerInvocation &Invocation) {
+  const CodeGenOptions &CG = Invocation.getCodeGenOpts();
+  frontend::ActionKind Action = Invocation.getFrontendOpts().ProgramAction;
+  return CG.UnifiedLTO && CG.PrepareForLTO && !CG.DisableLLVMPasses &&
+         (Action == frontend::EmitBC || Action == frontend::EmitLLVM);
+}
+
+// The source and output paths as the user gave them, with -ffile-prefix-map
+// (which reaches cc1 as -fmacro-prefix-map) applied, as for __FILE__.
+static TranslationUnitPaths translationUnitPaths(const CompilerInstance &Clang,
+                                                 StringRef OutputPath) {
+  auto Remap = [&](StringRef Path) {
+    SmallString<256> P(Path);
+    Clang.getLangOpts().remapPathPrefix(P);
+    return std::string(P);
+  };
+  const FrontendOptions &FE = Clang.getFrontendOpts();
+  StringRef Source = FE.Inputs.empty() ? "" : FE.Inputs[0].getFile();
+  return {Remap(Source), Remap(OutputPath)};
+}
+
+// cc1 without -o names the output after the input, like clang does.
+static std::string outputPath(const FrontendOptions &FE, bool EmitText) {
+  if (!FE.OutputFile.empty())
+    return FE.OutputFile;
+  StringRef Input = FE.Inputs.empty() ? "-" : FE.Inputs[0].getFile();
+  if (Input == "-")
+    return "-";
+  SmallString<128> Path(sys::path::filename(Input));
+  sys::path::replace_extension(Path, EmitText ? "ll" : "bc");
+  return std::string(Path);
+}
+
+// What clang's ExecuteCompilerInvocation does before it runs an action.
+static bool prepareLikeClang(CompilerInstance &Clang) {
+  Clang.LoadRequestedPlugins();
+  const std::vector<std::string> &LLVMArgs = Clang.getFrontendOpts().LLVMArgs;
+  if (!LLVMArgs.empty()) {
+    SmallVector<const char *, 16> Args = {"clang (LLVM option parsing)"};
+    for (const std::string &A : LLVMArgs)
+      Args.push_back(A.c_str());
+    Args.push_back(nullptr);
+    cl::ParseCommandLineOptions(Args.size() - 1, Args.data());
+  }
+  return !Clang.getDiagnostics().hasErrorOccurred();
+}
+
+static bool writeOutput(CompilerInstance &Clang, StringRef Path,
+                        StringRef Bytes) {
+  Error Err = writeToOutput(Path, [&](raw_ostream &OS) {
+    OS << Bytes;
+    return Error::success();
+  });
+  if (!Err)
+    return true;
+  Clang.getDiagnostics().Report(diag::err_fe_unable_to_open_output)
+      << Path << toString(std::move(Err));
+  return false;
+}
+
+bool runUnifiedPreLink(CompilerInstance &Clang, UnifiedPipeline Pipeline) {
+  FrontendOptions &FE = Clang.getFrontendOpts();
+  CodeGenOptions &CG = Clang.getCodeGenOpts();
+  const bool EmitText = FE.ProgramAction == frontend::EmitLLVM;
+  const std::string Output = outputPath(FE, EmitText);
+  TranslationUnitPaths Paths = translationUnitPaths(Clang, Output);
+
+  // clang picks its pre-link pipeline from these: PrepareForThinLTO, or
+  // UnifiedLTO, select the ThinLTO one. ulto adds the unified module flags
+  // itself, so UnifiedLTO can be off here.
+  CG.PrepareForLTO = true;
+  CG.PrepareForThinLTO = Pipeline == UnifiedPipeline::Thin;
+  CG.UnifiedLTO = false;
+  CG.EnableSplitLTOUnit = true;
+  // ulto's identifier replaces -funique-source-file-names' path-only one.
+  CG.UniqueSourceFileIdentifier.clear();
+  CG.PassBuilderCallbacks.push_back([Paths](PassBuilder &PB) {
+    PB.registerPipelineStartEPCallback(
+        [Paths](ModulePassManager &MPM, OptimizationLevel) {
+          MPM.addPass(AssignSourceFileIdentifierPass(Paths));
+        });
+  });
+  FE.ProgramAction = frontend::EmitLLVMOnly;
+
+  if (!prepareLikeClang(Clang))
+    return false;
+  auto Act = std::make_unique<EmitLLVMOnlyAction>();
+  if (!Clang.ExecuteAction(*Act))
+    return false;
+  std::unique_ptr<llvm::Module> M = Act->takeModule();
+  if (!M)
+    return false;
+  // The pipeline-start pass did this unless a pipeline without that
+  // extension point ran; the fingerprint then covers the optimised IR.
+  assignSourceFileIdentifier(*M, Paths);
+
+  SmallString<0> Bytes, ThinLinkBytes;
+  raw_svector_ostream OS(Bytes), ThinLinkOS(ThinLinkBytes);
+  const bool WantThinLink = !CG.ThinLinkBitcodeFile.empty() && !EmitText;
+  if (EmitText) {
+    markUnifiedSplitLTOUnit(*M);
+    M->print(OS, nullptr, CG.EmitLLVMUseLists);
+  } else {
+    writeUnifiedBitcode(*M, OS, WantThinLink ? &ThinLinkOS : nullptr,
+                        CG.EmitLLVMUseLists);
+  }
+  bool Ok = writeOutput(Clang, Output, Bytes) &&
+            (!WantThinLink ||
+             writeOutput(Clang, CG.ThinLinkBitcodeFile, ThinLinkBytes));
+
+  // Like clang under -disable-free: the process ends soon, skip teardown.
+  if (FE.DisableFree) {
+    BuryPointer(std::move(M));
+    BuryPointer(std::move(Act));
+  }
+  return Ok;
+}
+
+} // namespace ulto

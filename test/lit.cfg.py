@@ -1,0 +1,21 @@
+# lit configuration for ulto's tests of the real binaries.
+import os
+import lit.formats
+
+config.name = "ulto"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".test", ".c", ".cpp"]
+config.excludes = ["Inputs"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.ulto_obj_root, "test")
+
+# ulto's binaries first, then the stock LLVM 22 tools (FileCheck, not,
+# split-file, llvm-dis, ld.lld, clang).
+path = os.pathsep.join([config.ulto_tools_dir, config.llvm_tools_dir,
+                        config.environment.get("PATH", os.environ["PATH"])])
+config.environment["PATH"] = path
+config.environment["LC_ALL"] = "C"
+# The stock toolchain ulto is compared with, always the same binaries.
+config.substitutions.append(("%clang22", os.path.join(config.llvm_tools_dir, "clang")))
+config.substitutions.append(("%lld22", os.path.join(config.llvm_tools_dir, "ld.lld")))
+config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))
