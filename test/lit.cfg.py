@@ -16,6 +16,7 @@ path = os.pathsep.join([config.ulto_tools_dir, config.llvm_tools_dir,
 config.environment["PATH"] = path
 config.environment["LC_ALL"] = "C"
 # The stock toolchain ulto is compared with, always the same binaries.
+config.substitutions.append(("%clangxx22", os.path.join(config.llvm_tools_dir, "clang++")))
 config.substitutions.append(("%clang22", os.path.join(config.llvm_tools_dir, "clang")))
 config.substitutions.append(("%lld22", os.path.join(config.llvm_tools_dir, "ld.lld")))
 config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))
