@@ -63,7 +63,8 @@ std::string fingerprintModule(const Module &M) {
   Fingerprint F;
   F.add(M.getTargetTriple().str());
   F.add(M.getDataLayoutStr());
-  F.add(M.getSourceFileName());
+  // Not the source file name: it is unmapped and absolute when the path
+  // given was, and the identifier has the (mapped) path anyway.
   for (const GlobalValue &GV : M.global_values()) {
     F.add(GV.getName());
     F.add(uint64_t(GV.getLinkage()));

@@ -33,8 +33,9 @@ struct TranslationUnitPaths {
 
 /// A hex digest of what the module defines and references: names, linkage,
 /// function bodies (LLVM's detailed StructuralHash, which covers operands and
-/// constants) and variable initializers. Metadata (debug info) is left out so
-/// that the digest does not depend on the build directory.
+/// constants) and variable initializers. Metadata (debug info) and the source
+/// file name are left out so that the digest does not depend on the build
+/// directory.
 std::string fingerprintModule(const llvm::Module &M);
 
 /// The identifier ulto gives a module: paths and fingerprint, joined.
