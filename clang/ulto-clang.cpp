@@ -131,7 +131,9 @@ static void applyUltoOptions(Compilation &C, const Driver &D,
   bool Used = false;
   for (Command &Job : C.getJobs()) {
     ArgStringList JobArgs = Job.getArguments();
-    auto IsUnified = [](const char *A) { return StringRef(A) == "-funified-lto"; };
+    auto IsUnified = [](const char *A) {
+      return StringRef(A) == "-funified-lto";
+    };
     if (JobArgs.empty() || StringRef(JobArgs[0]) != "-cc1" ||
         llvm::none_of(JobArgs, IsUnified))
       continue;
@@ -163,8 +165,8 @@ int main(int Argc, char **Argv) {
   auto VFS = vfs::getRealFileSystem();
 
   // @file arguments expand exactly as in clang.
-  if (Error Err = clang::driver::expandResponseFiles(Args, /*ClangCLMode=*/false, A,
-                                              VFS.get())) {
+  if (Error Err = clang::driver::expandResponseFiles(
+          Args, /*ClangCLMode=*/false, A, VFS.get())) {
     errs() << toString(std::move(Err)) << '\n';
     return 1;
   }
@@ -237,8 +239,8 @@ int main(int Argc, char **Argv) {
         Res = Result;
       // Negative: signalled; 70: fatal error; >128: in-process crash.
       IsCrash = Result < 0 || Result == 70 || Result > 128;
-      Status = IsCrash ? Driver::CommandStatus::Crash
-                       : Driver::CommandStatus::Error;
+      Status =
+          IsCrash ? Driver::CommandStatus::Crash : Driver::CommandStatus::Error;
       if (IsCrash)
         break;
     }

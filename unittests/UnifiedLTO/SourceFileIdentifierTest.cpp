@@ -82,19 +82,22 @@ TEST(SourceFileIdentifierTest, ContentTellsSamePathsApart) {
 
 TEST(SourceFileIdentifierTest, NamesAndInitializersCount) {
   LLVMContext Ctx;
-  std::string Base = fingerprintModule(*parse(Ctx, "@a = global [2 x i8] c\"xy\""));
-  EXPECT_NE(Base, fingerprintModule(*parse(Ctx, "@b = global [2 x i8] c\"xy\"")));
-  EXPECT_NE(Base, fingerprintModule(*parse(Ctx, "@a = global [2 x i8] c\"xz\"")));
+  std::string Base =
+      fingerprintModule(*parse(Ctx, "@a = global [2 x i8] c\"xy\""));
   EXPECT_NE(Base,
-            fingerprintModule(*parse(Ctx, "@a = internal global [2 x i8] c\"xy\"")));
+            fingerprintModule(*parse(Ctx, "@b = global [2 x i8] c\"xy\"")));
+  EXPECT_NE(Base,
+            fingerprintModule(*parse(Ctx, "@a = global [2 x i8] c\"xz\"")));
+  EXPECT_NE(Base, fingerprintModule(
+                      *parse(Ctx, "@a = internal global [2 x i8] c\"xy\"")));
 }
 
 TEST(SourceFileIdentifierTest, DebugInfoDoesNotCount) {
   LLVMContext Ctx;
   std::unique_ptr<Module> Plain = parse(Ctx, InternalOnly);
-  std::unique_ptr<Module> WithMD = parse(
-      Ctx, std::string(InternalOnly) +
-               "!llvm.ident = !{!0}\n!0 = !{!\"/some/build/dir\"}\n");
+  std::unique_ptr<Module> WithMD =
+      parse(Ctx, std::string(InternalOnly) +
+                     "!llvm.ident = !{!0}\n!0 = !{!\"/some/build/dir\"}\n");
   EXPECT_EQ(fingerprintModule(*Plain), fingerprintModule(*WithMD));
 }
 

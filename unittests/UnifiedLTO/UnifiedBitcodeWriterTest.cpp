@@ -83,13 +83,15 @@ TEST(UnifiedBitcodeWriterTest, WithoutIDLLVMDoesNotSplit) {
 TEST(UnifiedBitcodeWriterTest, ModuleFlags) {
   LLVMContext Ctx;
   SMDiagnostic Err;
-  std::unique_ptr<Module> M = parseAssemblyString(
-      "!llvm.module.flags = !{!0}\n!0 = !{i32 1, !\"EnableSplitLTOUnit\", i32 0}\n",
-      Err, Ctx);
+  std::unique_ptr<Module> M =
+      parseAssemblyString("!llvm.module.flags = !{!0}\n!0 = !{i32 1, "
+                          "!\"EnableSplitLTOUnit\", i32 0}\n",
+                          Err, Ctx);
   ASSERT_TRUE(M);
   markUnifiedSplitLTOUnit(*M);
   auto Flag = [&](StringRef Name) {
-    return mdconst::extract<ConstantInt>(M->getModuleFlag(Name))->getZExtValue();
+    return mdconst::extract<ConstantInt>(M->getModuleFlag(Name))
+        ->getZExtValue();
   };
   EXPECT_EQ(Flag("UnifiedLTO"), 1u);
   EXPECT_EQ(Flag("EnableSplitLTOUnit"), 1u);

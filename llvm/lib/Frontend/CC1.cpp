@@ -129,8 +129,8 @@ int runCC1(ArrayRef<const char *> Argv, const char *Argv0, void *MainAddr) {
   bool Success = takeUltoOptions(Argv, ClangArgs, Pipeline, Diags);
 
   auto Invocation = std::make_shared<CompilerInvocation>();
-  Success &= CompilerInvocation::CreateFromArgs(*Invocation, ClangArgs, Diags,
-                                                Argv0);
+  Success &=
+      CompilerInvocation::CreateFromArgs(*Invocation, ClangArgs, Diags, Argv0);
   auto Clang = std::make_unique<CompilerInstance>(std::move(Invocation),
                                                   std::move(PCHOps));
   FrontendOptions &FE = Clang->getFrontendOpts();

@@ -98,12 +98,13 @@ bool assignSourceFileIdentifier(Module &M, const TranslationUnitPaths &Paths) {
   // one MDString, with Append behaviour so that llvm-link keeps both.
   M.addModuleFlag(
       Module::Append, SourceFileIdentifierFlag,
-      MDTuple::get(Ctx, {MDString::get(Ctx, makeSourceFileIdentifier(Paths, M))}));
+      MDTuple::get(Ctx,
+                   {MDString::get(Ctx, makeSourceFileIdentifier(Paths, M))}));
   return true;
 }
 
-PreservedAnalyses
-AssignSourceFileIdentifierPass::run(Module &M, ModuleAnalysisManager &) {
+PreservedAnalyses AssignSourceFileIdentifierPass::run(Module &M,
+                                                      ModuleAnalysisManager &) {
   // Only a module flag changes: no analysis result depends on it.
   assignSourceFileIdentifier(M, Paths);
   return PreservedAnalyses::all();

@@ -1,4 +1,4 @@
-//===- CC1.h - ulto's -cc1 ---------------------------------------*- C++ -*-===//
+//===- CC1.h - ulto's -cc1 --------------------------------------*- C++ -*-===//
 //
 // The compiler job of ulto-clang: clang's -cc1, in-process on libclang-cpp,
 // identical to clang-22's for every invocation except unified LTO pre-link

@@ -1,4 +1,4 @@
-//===- UnifiedLTOOptions.h - ulto's options for unified pre-link -*- C++ -*-===//
+//===- UnifiedLTOOptions.h - Options for unified pre-link -------*- C++ -*-===//
 //
 // ulto's compile-side options, shared by the driver (which takes them off the
 // command line before clang's parser sees them) and by ulto's -cc1 (which

@@ -1,4 +1,4 @@
-//===- SourceFileIdentifier.h - Unique module IDs by construction -*- C++ -*-===//
+//===- SourceFileIdentifier.h - Unique module IDs ---------------*- C++ -*-===//
 //
 // LLVM splits a module into a ThinLTO half and a regular-LTO half only when
 // llvm::getUniqueModuleId() returns a non-empty ID, and it names promoted

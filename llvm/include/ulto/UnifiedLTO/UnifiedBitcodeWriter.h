@@ -1,4 +1,4 @@
-//===- UnifiedBitcodeWriter.h - Split, unified LTO bitcode -------*- C++ -*-===//
+//===- UnifiedBitcodeWriter.h - Split, unified LTO bitcode ------*- C++ -*-===//
 //
 // Unified LTO bitcode is consumed by both ThinLTO and regular LTO, so it
 // carries the module flags UnifiedLTO=1 and EnableSplitLTOUnit=1 and is
