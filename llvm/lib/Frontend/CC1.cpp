@@ -151,7 +151,7 @@ int runCC1(ArrayRef<const char *> Argv, const char *Argv0, void *MainAddr) {
                               &Clang->getDiagnostics());
   // The handler points at this job's diagnostics; the next in-process job
   // installs its own.
-  auto RemoveHandler = make_scope_exit(remove_fatal_error_handler);
+  scope_exit RemoveHandler(remove_fatal_error_handler);
   DiagsBuffer->FlushDiagnostics(Clang->getDiagnostics());
   if (!Success)
     return 1;
