@@ -1,0 +1,72 @@
+//===- LTOModuleInfo.h - What an object file or archive holds ---*- C++ -*-===//
+//
+// Reads the LTO-relevant facts of every module in a bitcode file, an ELF
+// object or an archive of them: the questions `ulto inspect` answers and that
+// decide whether unified LTO can link an input.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ULTO_BITCODE_LTOMODULEINFO_H
+#define ULTO_BITCODE_LTOMODULEINFO_H
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/MemoryBufferRef.h"
+
+#include <string>
+#include <vector>
+
+namespace ulto {
+
+/// How the linker treats a module.
+enum class LTOKind {
+  Thin,    ///< ThinLTO module (has a ThinLTO summary).
+  Regular, ///< Regular (full) LTO module, including the regular half of a
+           ///< split unit.
+  Native,  ///< A native ELF object: not bitcode, nothing for LTO to do.
+};
+
+/// "thin", "regular" or "native".
+llvm::StringRef toString(LTOKind Kind);
+
+/// One module of an input file.
+struct LTOModuleInfo {
+  /// Archive member name, or empty for a plain file.
+  std::string Member;
+  /// Position of the module within its bitcode file (0 for native objects).
+  unsigned Index = 0;
+  LTOKind Kind = LTOKind::Native;
+  /// Summary flags as the LTO linker sees them (BitcodeModule::getLTOInfo);
+  /// false for modules without a summary and for native objects.
+  bool Unified = false;
+  bool Split = false;
+  /// The ID ThinLTOBitcodeWriter uses to split and to promote local symbols
+  /// (llvm::getUniqueModuleId): "." followed by 32 hex digits, or empty when
+  /// the module exports no strong definition and has no unique source file
+  /// identifier. Both halves of a split file report the ID of the whole file.
+  std::string ModuleID;
+  /// Whether any global object carries !type metadata (CFI, whole-program
+  /// devirtualization).
+  bool HasTypeMetadata = false;
+  /// Target triple of the module or object; may be empty.
+  std::string Triple;
+};
+
+/// Reads every module of \p Buffer, which holds LLVM bitcode, an ELF object or
+/// an archive of those. Errors describe the problem without naming the file
+/// (the caller prefixes it) and name the archive member, e.g.
+/// "member 'x.o': invalid bitcode signature". Malformed input yields an error,
+/// never a crash, once enableCrashRecovery() has been called.
+llvm::Expected<std::vector<LTOModuleInfo>>
+readLTOModuleInfo(llvm::MemoryBufferRef Buffer);
+
+/// Lets readLTOModuleInfo() turn crashes and fatal errors inside LLVM's
+/// bitcode reader into errors: the reader is not hardened against every
+/// corruption (it can fault, trap or call report_fatal_error). Installs
+/// process-wide signal and fatal-error handlers (llvm::CrashRecoveryContext),
+/// so tools call it, libraries do not. Later calls do nothing.
+void enableCrashRecovery();
+
+} // namespace ulto
+
+#endif // ULTO_BITCODE_LTOMODULEINFO_H

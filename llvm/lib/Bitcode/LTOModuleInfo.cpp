@@ -1,0 +1,456 @@
+//===- LTOModuleInfo.cpp - What an object file or archive holds -----------===//
+//
+// Everything here goes through LLVM's own readers, so the answers are the
+// ones the LTO linker acts on: getLTOInfo() for the summary flags, a parsed
+// module for the triple and !type metadata, getUniqueModuleId() for the ID.
+//
+// Two things need care.
+//
+// Robustness: inspect runs on whatever it is given. The bitcode reader
+// reports most corruption as an llvm::Error, but it also reports some errors
+// through the LLVMContext, whose default handler prints and exits, and
+// Module::materializeAll() runs the verifier through UpgradeDebugInfo(), which
+// calls report_fatal_error() on a broken module. So each context gets a
+// recording diagnostic handler, and modules are loaded lazily and
+// materialized function by function, which skips that verifier run. Fuzzing
+// (byte flips, truncation) still makes LLVM 22's reader fault, trap or run
+// out of memory on a few inputs, which llvm-dis does too; those are caught by
+// a CrashRecoveryContext per bitcode file (see enableCrashRecovery()).
+//
+// Module IDs of split files: ThinLTOBitcodeWriter computes the ID on the whole
+// module, then moves the type-metadata globals into the regular half and
+// renames the locals both halves share to "<name><ID>". Neither half, read
+// back, hashes to the original ID (unless the "Unique Source File Identifier"
+// module flag fixes it), so splitModuleID() reconstructs the original list of
+// exported definitions from both halves and verifies the result against the
+// promoted names when there are any.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ulto/Bitcode/LTOModuleInfo.h"
+
+#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/BinaryFormat/Magic.h"
+#include "llvm/Bitcode/BitcodeReader.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/DiagnosticHandler.h"
+#include "llvm/IR/DiagnosticInfo.h"
+#include "llvm/IR/DiagnosticPrinter.h"
+#include "llvm/IR/GlobalVariable.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Object/Archive.h"
+#include "llvm/Object/ObjectFile.h"
+#include "llvm/Support/CrashRecoveryContext.h"
+#include "llvm/Support/ErrorHandling.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/TargetParser/Triple.h"
+#include "llvm/Transforms/Utils/ModuleUtils.h"
+
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <mutex>
+#include <optional>
+#include <unistd.h>
+
+using namespace llvm;
+
+namespace ulto {
+
+StringRef toString(LTOKind Kind) {
+  switch (Kind) {
+  case LTOKind::Thin:
+    return "thin";
+  case LTOKind::Regular:
+    return "regular";
+  case LTOKind::Native:
+    return "native";
+  }
+  llvm_unreachable("unknown LTOKind");
+}
+
+namespace {
+
+Error makeError(const Twine &Message) {
+  return createStringError(inconvertibleErrorCode(), Message);
+}
+
+// Diagnostics are one line each, but LLVM's messages can quote raw bytes of
+// a corrupt file, newlines included.
+std::string escapeControls(StringRef S) {
+  std::string Out;
+  raw_string_ostream OS(Out);
+  for (unsigned char C : S) {
+    if (C == '\n')
+      OS << "\\n";
+    else if (C < 0x20 || C == 0x7f)
+      OS << "\\x" << hexdigit(C >> 4, /*LowerCase=*/true)
+         << hexdigit(C & 15, /*LowerCase=*/true);
+    else
+      OS << C;
+  }
+  return Out;
+}
+
+// LLVM's readers capitalize some messages ("Invalid record"); ulto's
+// diagnostics embed them mid-line, so lower the first letter of a word.
+std::string describe(Error Err) {
+  std::string Message = escapeControls(toString(std::move(Err)));
+  if (Message.size() > 1 && isUpper(Message[0]) && isLower(Message[1]))
+    Message[0] = toLower(Message[0]);
+  return Message;
+}
+
+// Keeps the first error reported through the context; the default handler
+// would print it and exit the process.
+class DiagnosticRecorder final : public DiagnosticHandler {
+public:
+  explicit DiagnosticRecorder(std::string &FirstError)
+      : FirstError(FirstError) {}
+
+  bool handleDiagnostics(const DiagnosticInfo &DI) override {
+    if (DI.getSeverity() == DS_Error && FirstError.empty()) {
+      raw_string_ostream OS(FirstError);
+      DiagnosticPrinterRawOStream DP(OS);
+      DI.print(DP);
+    }
+    return true;
+  }
+
+private:
+  std::string &FirstError;
+};
+
+// Parses all of a module except what can only fail through the verifier (see
+// the file comment). Function bodies are needed because a definition's own
+// !type attachment lives in its function block.
+Expected<std::unique_ptr<Module>> loadModule(BitcodeModule &BM,
+                                             LLVMContext &Ctx) {
+  Expected<std::unique_ptr<Module>> M =
+      BM.getLazyModule(Ctx, /*ShouldLazyLoadMetadata=*/false,
+                       /*IsImporting=*/false);
+  if (!M)
+    return M.takeError();
+  if (Error Err = (*M)->materializeMetadata())
+    return Err;
+  for (Function &F : **M)
+    if (Error Err = F.materialize())
+      return Err;
+  return M;
+}
+
+bool hasTypeMetadata(const Module &M) {
+  for (const GlobalObject &GO : M.global_objects())
+    if (GO.hasMetadata(LLVMContext::MD_type))
+      return true;
+  return false;
+}
+
+// A definition getUniqueModuleId() hashes.
+bool isExportedDefinition(const GlobalValue &GV) {
+  return !GV.isDeclaration() && GV.hasExternalLinkage() && !GV.hasComdat() &&
+         !GV.getName().starts_with("llvm.");
+}
+
+// "." followed by 32 lowercase hex digits, the shape of a module ID.
+bool endsWithModuleID(StringRef Name) {
+  if (Name.size() < 33 || Name[Name.size() - 33] != '.')
+    return false;
+  return all_of(Name.take_back(32),
+                [](char C) { return isDigit(C) || (C >= 'a' && C <= 'f'); });
+}
+
+// getUniqueModuleId() of the module \p Thin and \p Regular were split from,
+// with local symbols promoted under \p Promoted (possibly empty) left out.
+// The thin half keeps every global of the original module in its original
+// order, turning those that moved into declarations; the hash is computed by
+// LLVM itself over a stand-in module holding the same names in that order,
+// so ulto cannot drift from its rule.
+std::string originalModuleID(Module &Thin, Module &Regular,
+                             StringRef Promoted) {
+  Module StandIn("ulto.module-id", Thin.getContext());
+  Type *Int8Ty = Type::getInt8Ty(Thin.getContext());
+  for (GlobalValue &GV : Thin.global_values()) {
+    StringRef Name = GV.getName();
+    if (!Promoted.empty() && Name.ends_with(Promoted))
+      continue;
+    bool Exported = isExportedDefinition(GV);
+    if (!Exported && GV.isDeclaration())
+      if (const GlobalValue *Moved = Regular.getNamedValue(Name))
+        Exported = isExportedDefinition(*Moved);
+    if (Exported)
+      new GlobalVariable(StandIn, Int8Ty, /*isConstant=*/false,
+                         GlobalValue::ExternalLinkage,
+                         ConstantInt::get(Int8Ty, 0), Name);
+  }
+  return getUniqueModuleId(&StandIn);
+}
+
+// The ID ThinLTOBitcodeWriter split a file by (see the file comment).
+std::string splitModuleID(Module &Thin, Module &Regular) {
+  if (Thin.getModuleFlag("Unique Source File Identifier"))
+    return getUniqueModuleId(&Thin);
+
+  // A promoted local is named "<name><ID>": the ID is a suffix that the
+  // reconstruction reproduces once the promoted names are left out.
+  SmallSetVector<StringRef, 4> Candidates;
+  for (Module *M : {&Thin, &Regular})
+    for (const GlobalValue &GV : M->global_values())
+      if (endsWithModuleID(GV.getName()))
+        Candidates.insert(GV.getName().take_back(33));
+  for (StringRef Candidate : Candidates)
+    if (originalModuleID(Thin, Regular, Candidate) == Candidate)
+      return Candidate.str();
+
+  // Nothing was promoted, so the ID left no trace and this is the best
+  // reconstruction (exact unless an alias moved to the regular half).
+  return originalModuleID(Thin, Regular, "");
+}
+
+LTOModuleInfo makeInfo(StringRef Member, unsigned Index, LTOKind Kind) {
+  LTOModuleInfo Info;
+  Info.Member = Member.str();
+  Info.Index = Index;
+  Info.Kind = Kind;
+  return Info;
+}
+
+// Reads all modules of a bitcode file; \p Progress tracks the module being
+// read for a crash report.
+Expected<std::vector<LTOModuleInfo>> readBitcodeModules(MemoryBufferRef Buffer,
+                                                        StringRef Member,
+                                                        unsigned &Progress) {
+  // Validates the top-level block structure before any module is parsed.
+  Expected<BitcodeFileContents> Contents = getBitcodeFileContents(Buffer);
+  if (!Contents)
+    return makeError(describe(Contents.takeError()));
+  if (Contents->Mods.empty())
+    return makeError("bitcode file contains no module");
+
+  std::string DiagError;
+  LLVMContext Ctx;
+  Ctx.setDiagnosticHandler(std::make_unique<DiagnosticRecorder>(DiagError));
+
+  std::vector<LTOModuleInfo> Infos;
+  std::vector<std::unique_ptr<Module>> Modules;
+  for (auto [Index, BM] : enumerate(Contents->Mods)) {
+    Progress = Index;
+    auto ModuleError = [&, Index = Index](const Twine &Message) {
+      return makeError("module " + Twine(Index) + ": " + Message);
+    };
+    Expected<BitcodeLTOInfo> LTOInfo = BM.getLTOInfo();
+    if (!LTOInfo)
+      return ModuleError(describe(LTOInfo.takeError()));
+    Expected<std::unique_ptr<Module>> M = loadModule(BM, Ctx);
+    if (!M)
+      return ModuleError(describe(M.takeError()));
+    if (!DiagError.empty())
+      return ModuleError(escapeControls(DiagError));
+
+    LTOModuleInfo Info = makeInfo(
+        Member, Index, LTOInfo->IsThinLTO ? LTOKind::Thin : LTOKind::Regular);
+    Info.Unified = LTOInfo->UnifiedLTO;
+    Info.Split = LTOInfo->EnableSplitLTOUnit;
+    Info.HasTypeMetadata = hasTypeMetadata(**M);
+    Info.Triple = (*M)->getTargetTriple().str();
+    Infos.push_back(std::move(Info));
+    Modules.push_back(std::move(*M));
+  }
+
+  // ThinLTOBitcodeWriter writes a split unit as the thin half followed by the
+  // regular half; both report the ID of the whole unit.
+  bool IsSplitUnit = Infos.size() == 2 && Infos[0].Kind == LTOKind::Thin &&
+                     Infos[1].Kind == LTOKind::Regular && Infos[0].Split &&
+                     Infos[1].Split;
+  if (IsSplitUnit) {
+    std::string ID = splitModuleID(*Modules[0], *Modules[1]);
+    Infos[0].ModuleID = ID;
+    Infos[1].ModuleID = ID;
+  } else {
+    for (auto [Info, M] : zip(Infos, Modules))
+      Info.ModuleID = getUniqueModuleId(M.get());
+  }
+  return Infos;
+}
+
+// HandleExit() code for a fatal error; signals report 128 + their number.
+constexpr int FatalErrorExit = 1;
+
+// What stopped this thread's reader; fixed-size because the out-of-memory
+// path must not allocate.
+thread_local char FatalReason[128];
+
+void writeLLVMError(const char *Reason) {
+  // What LLVM prints when no handler is installed; no allocation.
+  auto Write = [](const char *S) { (void)!::write(2, S, strlen(S)); };
+  Write("LLVM ERROR: ");
+  Write(Reason);
+  Write("\n");
+}
+
+void onFatalError(void *, const char *Reason, bool) {
+  if (CrashRecoveryContext *CRC = CrashRecoveryContext::GetCurrent()) {
+    snprintf(FatalReason, sizeof(FatalReason), "%s", Reason);
+    CRC->HandleExit(FatalErrorExit);
+  }
+  writeLLVMError(Reason); // report_fatal_error() exits after this returns
+}
+
+void onBadAlloc(void *, const char *Reason, bool) {
+  if (CrashRecoveryContext *CRC = CrashRecoveryContext::GetCurrent()) {
+    snprintf(FatalReason, sizeof(FatalReason), "out of memory");
+    CRC->HandleExit(FatalErrorExit);
+  }
+  writeLLVMError("out of memory"); // this handler must not return
+  abort();
+}
+
+std::string crashReason(int RetCode) {
+  if (RetCode == FatalErrorExit)
+    return std::string("LLVM's bitcode reader failed: ") + FatalReason;
+  StringRef Signal;
+  switch (RetCode - 128) {
+  case SIGSEGV:
+    Signal = "SIGSEGV";
+    break;
+  case SIGBUS:
+    Signal = "SIGBUS";
+    break;
+  case SIGILL:
+    Signal = "SIGILL";
+    break;
+  case SIGFPE:
+    Signal = "SIGFPE";
+    break;
+  case SIGTRAP:
+    Signal = "SIGTRAP";
+    break;
+  case SIGABRT:
+    Signal = "SIGABRT";
+    break;
+  default:
+    Signal = "unknown signal";
+  }
+  return ("LLVM's bitcode reader crashed (" + Signal + ")").str();
+}
+
+// A corrupt module can make LLVM's reader fault or call report_fatal_error()
+// (found by fuzzing: bad module flags, huge attribute lists); under
+// enableCrashRecovery() that becomes an error for this file.
+Expected<std::vector<LTOModuleInfo>> readBitcode(MemoryBufferRef Buffer,
+                                                 StringRef Member) {
+  std::optional<Expected<std::vector<LTOModuleInfo>>> Result;
+  unsigned Progress = 0;
+  CrashRecoveryContext CRC;
+  if (CRC.RunSafely([&] {
+        Result.emplace(readBitcodeModules(Buffer, Member, Progress));
+      }))
+    return std::move(*Result);
+  // Whatever the reader had allocated is leaked: its state is unknown.
+  return makeError("module " + Twine(Progress) + ": " +
+                   crashReason(CRC.RetCode));
+}
+
+bool isELF(file_magic Magic) {
+  switch (Magic) {
+  case file_magic::elf:
+  case file_magic::elf_relocatable:
+  case file_magic::elf_executable:
+  case file_magic::elf_shared_object:
+  case file_magic::elf_core:
+    return true;
+  default:
+    return false;
+  }
+}
+
+Expected<LTOModuleInfo> readNative(MemoryBufferRef Buffer, file_magic Magic,
+                                   StringRef Member) {
+  Expected<std::unique_ptr<object::ObjectFile>> Obj =
+      object::ObjectFile::createObjectFile(Buffer, Magic);
+  if (!Obj)
+    return makeError(describe(Obj.takeError()));
+  LTOModuleInfo Info = makeInfo(Member, 0, LTOKind::Native);
+  // makeTriple() knows only the architecture of an ELF object ("x86_64--").
+  Info.Triple = Triple::normalize((*Obj)->makeTriple().str());
+  return Info;
+}
+
+// A file or an archive member: bitcode or a native ELF object.
+Expected<std::vector<LTOModuleInfo>>
+readObject(MemoryBufferRef Buffer, StringRef Member, bool InArchive) {
+  if (Buffer.getBufferSize() == 0)
+    return makeError(InArchive ? "empty member" : "empty file");
+  file_magic Magic = identify_magic(Buffer.getBuffer());
+  if (Magic == file_magic::bitcode)
+    return readBitcode(Buffer, Member);
+  if (isELF(Magic)) {
+    Expected<LTOModuleInfo> Info = readNative(Buffer, Magic, Member);
+    if (!Info)
+      return Info.takeError();
+    return std::vector<LTOModuleInfo>{std::move(*Info)};
+  }
+  return makeError(InArchive ? "not LLVM bitcode or an ELF object"
+                             : "not LLVM bitcode, an ELF object or an archive");
+}
+
+Error readMember(const object::Archive::Child &Child,
+                 std::vector<LTOModuleInfo> &Infos) {
+  Expected<StringRef> Name = Child.getName();
+  if (!Name)
+    return makeError(describe(Name.takeError()));
+  auto MemberError = [&](const Twine &Message) {
+    return makeError("member '" + escapeControls(*Name) + "': " + Message);
+  };
+  Expected<MemoryBufferRef> Buffer = Child.getMemoryBufferRef();
+  if (!Buffer)
+    return MemberError(describe(Buffer.takeError()));
+  Expected<std::vector<LTOModuleInfo>> MemberInfos =
+      readObject(*Buffer, *Name, /*InArchive=*/true);
+  if (!MemberInfos)
+    return MemberError(toString(MemberInfos.takeError()));
+  append_range(Infos, std::move(*MemberInfos));
+  return Error::success();
+}
+
+Expected<std::vector<LTOModuleInfo>> readArchive(MemoryBufferRef Buffer) {
+  Expected<std::unique_ptr<object::Archive>> Archive =
+      object::Archive::create(Buffer);
+  if (!Archive)
+    return makeError(describe(Archive.takeError()));
+
+  std::vector<LTOModuleInfo> Infos;
+  Error Err = Error::success();
+  for (const object::Archive::Child &Child : (*Archive)->children(Err)) {
+    if (Error MemberErr = readMember(Child, Infos)) {
+      // Stopping early leaves the iteration error unchecked.
+      consumeError(std::move(Err));
+      return MemberErr;
+    }
+  }
+  if (Err)
+    return makeError(describe(std::move(Err)));
+  return Infos;
+}
+
+} // namespace
+
+void enableCrashRecovery() {
+  // LLVM allows one handler of each kind; a second call must not re-install.
+  static std::once_flag Once;
+  std::call_once(Once, [] {
+    CrashRecoveryContext::Enable();
+    install_fatal_error_handler(onFatalError);
+    install_bad_alloc_error_handler(onBadAlloc);
+  });
+}
+
+Expected<std::vector<LTOModuleInfo>> readLTOModuleInfo(MemoryBufferRef Buffer) {
+  if (identify_magic(Buffer.getBuffer()) == file_magic::archive)
+    return readArchive(Buffer);
+  return readObject(Buffer, /*Member=*/"", /*InArchive=*/false);
+}
+
+} // namespace ulto

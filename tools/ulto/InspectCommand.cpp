@@ -1,0 +1,209 @@
+//===- InspectCommand.cpp - ulto inspect ----------------------------------===//
+//
+// `ulto inspect FILE...` shows, for every module of every bitcode file, ELF
+// object and archive member, what the LTO linker will see: thin or regular,
+// unified, split, the module ID that names promoted locals, type metadata and
+// the triple. The table is for people and FileCheck; --json is for scripts.
+//
+// Files are independent, so they are read in parallel, each with its own
+// LLVMContext; results are kept in command-line order. A bad file is
+// reported and the others are still shown.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Commands.h"
+
+#include "ulto/Bitcode/LTOModuleInfo.h"
+
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/Option/ArgList.h"
+#include "llvm/Option/OptTable.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Parallel.h"
+#include "llvm/Support/WithColor.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace llvm;
+using namespace ulto;
+
+namespace {
+
+enum ID {
+  OPT_INVALID = 0,
+#define OPTION(...) LLVM_MAKE_OPT_ID(__VA_ARGS__),
+#include "InspectOpts.inc"
+#undef OPTION
+};
+
+#define OPTTABLE_STR_TABLE_CODE
+#include "InspectOpts.inc"
+#undef OPTTABLE_STR_TABLE_CODE
+
+#define OPTTABLE_PREFIXES_TABLE_CODE
+#include "InspectOpts.inc"
+#undef OPTTABLE_PREFIXES_TABLE_CODE
+
+// The generated table names option flags and visibilities unqualified.
+using namespace llvm::opt;
+constexpr OptTable::Info InfoTable[] = {
+#define OPTION(...) LLVM_CONSTRUCT_OPT_INFO(__VA_ARGS__),
+#include "InspectOpts.inc"
+#undef OPTION
+};
+
+class InspectOptTable : public opt::GenericOptTable {
+public:
+  InspectOptTable()
+      : GenericOptTable(OptionStrTable, OptionPrefixesTable, InfoTable) {}
+};
+
+constexpr StringLiteral ToolName = "ulto inspect";
+
+struct FileResult {
+  std::string Path;
+  std::vector<LTOModuleInfo> Modules;
+  /// Why the file could not be read; empty on success.
+  std::string Error;
+};
+
+FileResult inspectFile(StringRef Path) {
+  FileResult Result;
+  Result.Path = Path.str();
+  ErrorOr<std::unique_ptr<MemoryBuffer>> Buffer = MemoryBuffer::getFileOrSTDIN(
+      Path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+  if (!Buffer) {
+    Result.Error = Buffer.getError().message();
+    return Result;
+  }
+  Expected<std::vector<LTOModuleInfo>> Modules =
+      readLTOModuleInfo((*Buffer)->getMemBufferRef());
+  if (!Modules)
+    Result.Error = toString(Modules.takeError());
+  else
+    Result.Modules = std::move(*Modules);
+  return Result;
+}
+
+StringRef yesNo(bool B) { return B ? "yes" : "no"; }
+
+// One row per module, every row self-contained so that grep finds it;
+// columns not applicable to native objects show "-".
+void printTable(ArrayRef<FileResult> Results, raw_ostream &OS) {
+  using Row = SmallVector<std::string, 8>;
+  std::vector<Row> Rows = {{"FILE", "INDEX", "KIND", "UNIFIED", "SPLIT",
+                            "TYPE-MD", "MODULE-ID", "TRIPLE"}};
+  for (const FileResult &R : Results) {
+    for (const LTOModuleInfo &M : R.Modules) {
+      std::string File =
+          M.Member.empty() ? R.Path : R.Path + "(" + M.Member + ")";
+      bool Native = M.Kind == LTOKind::Native;
+      auto BitcodeOnly = [&](StringRef S) { return Native ? "-" : S.str(); };
+      Rows.push_back({File, std::to_string(M.Index), toString(M.Kind).str(),
+                      BitcodeOnly(yesNo(M.Unified)),
+                      BitcodeOnly(yesNo(M.Split)),
+                      BitcodeOnly(yesNo(M.HasTypeMetadata)),
+                      BitcodeOnly(M.ModuleID.empty() ? "none" : M.ModuleID),
+                      M.Triple.empty() ? "none" : M.Triple});
+    }
+  }
+  if (Rows.size() == 1)
+    return;
+
+  SmallVector<size_t, 8> Widths(Rows[0].size(), 0);
+  for (const Row &R : Rows)
+    for (auto [Width, Cell] : zip(Widths, R))
+      Width = std::max(Width, Cell.size());
+  for (const Row &R : Rows) {
+    for (size_t I = 0, E = R.size(); I != E; ++I) {
+      if (I + 1 == E)
+        OS << R[I] << "\n";
+      else
+        OS << left_justify(R[I], Widths[I]) << "  ";
+    }
+  }
+}
+
+// JSON strings must be UTF-8; paths and member names need not be.
+json::Value jsonString(StringRef S) {
+  return json::isUTF8(S) ? S.str() : json::fixUTF8(S);
+}
+
+// The shape is a contract with scripts (bench/ reads it): keep keys and
+// their order.
+void printJSON(ArrayRef<FileResult> Results, raw_ostream &OS) {
+  json::OStream J(OS);
+  J.object([&] {
+    J.attributeArray("files", [&] {
+      for (const FileResult &R : Results) {
+        if (!R.Error.empty())
+          continue;
+        J.object([&] {
+          J.attribute("path", jsonString(R.Path));
+          J.attributeArray("modules", [&] {
+            for (const LTOModuleInfo &M : R.Modules) {
+              J.object([&] {
+                J.attribute("member", jsonString(M.Member));
+                J.attribute("index", M.Index);
+                J.attribute("kind", toString(M.Kind));
+                J.attribute("unified", M.Unified);
+                J.attribute("split", M.Split);
+                J.attribute("module_id", M.ModuleID);
+                J.attribute("type_metadata", M.HasTypeMetadata);
+                J.attribute("triple", jsonString(M.Triple));
+              });
+            }
+          });
+        });
+      }
+    });
+  });
+  OS << "\n";
+}
+
+} // namespace
+
+int ulto::inspectMain(ArrayRef<const char *> Args) {
+  InspectOptTable Table;
+  unsigned MissingIndex, MissingCount;
+  opt::InputArgList ArgList = Table.ParseArgs(Args, MissingIndex, MissingCount);
+  if (ArgList.hasArg(OPT_help)) {
+    Table.printHelp(outs(), "ulto inspect [options] <file>...",
+                    "Show the LTO modules in bitcode files and archives");
+    return 0;
+  }
+  bool BadArgs = false;
+  for (const opt::Arg *A : ArgList.filtered(OPT_UNKNOWN)) {
+    WithColor::error(errs(), ToolName)
+        << "unknown argument '" << A->getAsString(ArgList) << "'\n";
+    BadArgs = true;
+  }
+  std::vector<std::string> Paths = ArgList.getAllArgValues(OPT_INPUT);
+  if (Paths.empty() && !BadArgs) {
+    WithColor::error(errs(), ToolName) << "no input files\n";
+    BadArgs = true;
+  }
+  if (BadArgs)
+    return 1;
+
+  // Read every file; a corrupt one must not take the others down.
+  enableCrashRecovery();
+  std::vector<FileResult> Results(Paths.size());
+  parallelFor(0, Paths.size(),
+              [&](size_t I) { Results[I] = inspectFile(Paths[I]); });
+
+  // Report the files that failed, then show the others.
+  bool Failed = false;
+  for (const FileResult &R : Results) {
+    if (R.Error.empty())
+      continue;
+    WithColor::error(errs(), ToolName) << R.Path << ": " << R.Error << "\n";
+    Failed = true;
+  }
+  if (ArgList.hasArg(OPT_json))
+    printJSON(Results, outs());
+  else
+    printTable(Results, outs());
+  return Failed ? 1 : 0;
+}

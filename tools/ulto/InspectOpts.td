@@ -1,0 +1,7 @@
+// Options of `ulto inspect`.
+include "llvm/Option/OptParser.td"
+
+def help : Flag<["--", "-"], "help">, HelpText<"Display this help">;
+def : Flag<["-"], "h">, Alias<help>, HelpText<"Alias for --help">;
+def json : Flag<["--"], "json">,
+           HelpText<"Print one JSON object instead of the table">;
