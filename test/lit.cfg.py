@@ -19,4 +19,3 @@ config.environment["LC_ALL"] = "C"
 config.substitutions.append(("%clangxx22", os.path.join(config.llvm_tools_dir, "clang++")))
 config.substitutions.append(("%clang22", os.path.join(config.llvm_tools_dir, "clang")))
 config.substitutions.append(("%lld22", os.path.join(config.llvm_tools_dir, "ld.lld")))
-config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))
