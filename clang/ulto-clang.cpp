@@ -138,11 +138,17 @@ static void applyUltoOptions(Compilation &C, const Driver &D,
         llvm::none_of(JobArgs, IsUnified))
       continue;
     Used = true;
-    if (Pipeline == ulto::UnifiedPipeline::Thin) {
+    if (Pipeline == ulto::UnifiedPipeline::Thin)
       JobArgs.push_back(C.getArgs().MakeArgString(
           Twine(ulto::UnifiedPipelineOption) + "thin"));
-      Job.replaceArguments(JobArgs);
-    }
+    // A temporary object's random name must not reach the module ID.
+    auto IsTemporary = [&](const std::string &Out) {
+      return llvm::any_of(C.getTempFiles(),
+                          [&](const char *T) { return Out == T; });
+    };
+    if (llvm::any_of(Job.getOutputFilenames(), IsTemporary))
+      JobArgs.push_back(ulto::IdentityOutputOption.data());
+    Job.replaceArguments(JobArgs);
   }
   // Unified bitcode is split so that CFI and devirtualising consumers can use
   // it; an unsplit module would quietly disable both for the whole link.

@@ -80,19 +80,21 @@ int printSupportedCPUs(const std::string &TripleStr) {
 // reject them.
 bool takeUltoOptions(ArrayRef<const char *> Argv,
                      SmallVectorImpl<const char *> &ClangArgs,
-                     UnifiedPipeline &Pipeline, DiagnosticsEngine &Diags) {
+                     UnifiedPreLinkOptions &Options, DiagnosticsEngine &Diags) {
   for (const char *Arg : Argv) {
     StringRef A(Arg);
-    if (!A.consume_front(UnifiedPipelineOption)) {
+    if (A.consume_front(IdentityOutputOption)) {
+      Options.IdentityOutput = A.str();
+    } else if (A.consume_front(UnifiedPipelineOption)) {
+      std::optional<UnifiedPipeline> P = parseUnifiedPipeline(A);
+      if (!P) {
+        Diags.Report(diag::err_drv_invalid_value) << Arg << A;
+        return false;
+      }
+      Options.Pipeline = *P;
+    } else {
       ClangArgs.push_back(Arg);
-      continue;
     }
-    std::optional<UnifiedPipeline> P = parseUnifiedPipeline(A);
-    if (!P) {
-      Diags.Report(diag::err_drv_invalid_value) << Arg << A;
-      return false;
-    }
-    Pipeline = *P;
   }
   return true;
 }
@@ -124,9 +126,9 @@ int runCC1(ArrayRef<const char *> Argv, const char *Argv0, void *MainAddr) {
   auto *DiagsBuffer = new TextDiagnosticBuffer;
   DiagnosticsEngine Diags(DiagnosticIDs::create(), DiagOpts, DiagsBuffer);
 
-  UnifiedPipeline Pipeline = UnifiedPipeline::Full;
+  UnifiedPreLinkOptions UnifiedOptions;
   SmallVector<const char *, 256> ClangArgs;
-  bool Success = takeUltoOptions(Argv, ClangArgs, Pipeline, Diags);
+  bool Success = takeUltoOptions(Argv, ClangArgs, UnifiedOptions, Diags);
 
   auto Invocation = std::make_shared<CompilerInvocation>();
   Success &=
@@ -163,7 +165,7 @@ int runCC1(ArrayRef<const char *> Argv, const char *Argv0, void *MainAddr) {
       Clang->createFrontendTimer();
     TimeRegion Timer(TimePasses ? &Clang->getFrontendTimer() : nullptr);
     Success = isUnifiedPreLink(Clang->getInvocation())
-                  ? runUnifiedPreLink(*Clang, Pipeline)
+                  ? runUnifiedPreLink(*Clang, UnifiedOptions)
                   : ExecuteCompilerInvocation(Clang.get());
   }
 

@@ -96,18 +96,20 @@ static bool writeOutput(CompilerInstance &Clang, StringRef Path,
   return false;
 }
 
-bool runUnifiedPreLink(CompilerInstance &Clang, UnifiedPipeline Pipeline) {
+bool runUnifiedPreLink(CompilerInstance &Clang,
+                       const UnifiedPreLinkOptions &Options) {
   FrontendOptions &FE = Clang.getFrontendOpts();
   CodeGenOptions &CG = Clang.getCodeGenOpts();
   const bool EmitText = FE.ProgramAction == frontend::EmitLLVM;
   const std::string Output = outputPath(FE, EmitText);
-  TranslationUnitPaths Paths = translationUnitPaths(Clang, Output);
+  TranslationUnitPaths Paths =
+      translationUnitPaths(Clang, Options.IdentityOutput.value_or(Output));
 
   // clang picks its pre-link pipeline from these: PrepareForThinLTO, or
   // UnifiedLTO, select the ThinLTO one. ulto adds the unified module flags
   // itself, so UnifiedLTO can be off here.
   CG.PrepareForLTO = true;
-  CG.PrepareForThinLTO = Pipeline == UnifiedPipeline::Thin;
+  CG.PrepareForThinLTO = Options.Pipeline == UnifiedPipeline::Thin;
   CG.UnifiedLTO = false;
   CG.EnableSplitLTOUnit = true;
   // ulto's identifier replaces -funique-source-file-names' path-only one.

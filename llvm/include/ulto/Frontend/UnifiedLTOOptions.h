@@ -11,6 +11,7 @@
 
 #include "llvm/ADT/StringRef.h"
 #include <optional>
+#include <string>
 
 namespace ulto {
 
@@ -26,6 +27,19 @@ inline constexpr llvm::StringLiteral UnifiedPipelineOption =
 
 /// Parses the value of -funified-lto-pipeline=; std::nullopt if unknown.
 std::optional<UnifiedPipeline> parseUnifiedPipeline(llvm::StringRef Value);
+
+/// `-funified-lto-identity-output=PATH`, cc1 only: the output path the module
+/// ID is made from when it must not be -o. The driver passes it empty for
+/// temporary objects, whose names are random, so that a compile-and-link
+/// command is reproducible.
+inline constexpr llvm::StringLiteral IdentityOutputOption =
+    "-funified-lto-identity-output=";
+
+/// What ulto's -cc1 takes from its arguments for a unified pre-link.
+struct UnifiedPreLinkOptions {
+  UnifiedPipeline Pipeline = UnifiedPipeline::Full;
+  std::optional<std::string> IdentityOutput;
+};
 
 } // namespace ulto
 

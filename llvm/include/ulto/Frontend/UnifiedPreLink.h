@@ -30,7 +30,7 @@ bool isUnifiedPreLink(const clang::CompilerInvocation &Invocation);
 /// output atomically. Returns false after reporting errors to Clang's
 /// diagnostics.
 bool runUnifiedPreLink(clang::CompilerInstance &Clang,
-                       UnifiedPipeline Pipeline);
+                       const UnifiedPreLinkOptions &Options);
 
 } // namespace ulto
 
