@@ -1,0 +1,123 @@
+//===- UnifiedPreLinkTest.cpp ---------------------------------------------===//
+
+#include "ulto/Frontend/UnifiedPreLink.h"
+#include "clang/Frontend/CompilerInstance.h"
+#include "clang/Frontend/CompilerInvocation.h"
+#include "clang/Frontend/TextDiagnosticBuffer.h"
+#include "llvm/Bitcode/BitcodeReader.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/TargetSelect.h"
+#include "gtest/gtest.h"
+
+using namespace clang;
+using namespace llvm;
+using namespace ulto;
+
+namespace {
+
+// Only internal definitions, with vtables that carry type metadata.
+constexpr const char *Source = R"(
+namespace { struct A { virtual ~A() = default; virtual int f() { return 1; } }; }
+static A *volatile Keep = new A;
+)";
+
+class UnifiedPreLinkTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    InitializeAllTargets();
+    InitializeAllTargetMCs();
+    InitializeAllAsmPrinters();
+    InitializeAllAsmParsers();
+    ASSERT_FALSE(sys::fs::createUniqueDirectory("ulto-prelink", Dir));
+    sys::path::append(Input, Dir, "internal.cpp");
+    sys::path::append(Output, Dir, "internal.o");
+    std::error_code EC;
+    raw_fd_ostream(Input, EC) << Source;
+    ASSERT_FALSE(EC);
+  }
+  void TearDown() override { sys::fs::remove_directories(Dir); }
+
+  // Builds the invocation clang's driver makes for -flto -funified-lto.
+  std::unique_ptr<CompilerInstance> compiler(ArrayRef<const char *> Extra) {
+    SmallVector<const char *> Args = {"-triple",
+                                      "x86_64-pc-linux-gnu",
+                                      "-emit-llvm-bc",
+                                      "-flto=full",
+                                      "-flto-unit",
+                                      "-funified-lto",
+                                      "-fsplit-lto-unit",
+                                      "-fwhole-program-vtables",
+                                      "-fvisibility=hidden",
+                                      "-O2",
+                                      "-x",
+                                      "c++"};
+    Args.append(Extra.begin(), Extra.end());
+    Args.append({Input.c_str(), "-o", Output.c_str()});
+    auto Invocation = std::make_shared<CompilerInvocation>();
+    DiagnosticOptions DiagOpts;
+    TextDiagnosticBuffer Buffer;
+    DiagnosticsEngine Diags(DiagnosticIDs::create(), DiagOpts, &Buffer,
+                            /*ShouldOwnClient=*/false);
+    EXPECT_TRUE(CompilerInvocation::CreateFromArgs(*Invocation, Args, Diags));
+    auto Clang = std::make_unique<CompilerInstance>(std::move(Invocation));
+    Clang->createVirtualFileSystem();
+    Clang->createDiagnostics();
+    return Clang;
+  }
+
+  SmallString<128> Dir, Input, Output;
+};
+
+TEST_F(UnifiedPreLinkTest, RecognisesUnifiedBitcodeCompiles) {
+  EXPECT_TRUE(isUnifiedPreLink(compiler({})->getInvocation()));
+  EXPECT_FALSE(
+      isUnifiedPreLink(compiler({"-disable-llvm-passes"})->getInvocation()));
+  EXPECT_FALSE(
+      isUnifiedPreLink(compiler({"-fno-unified-lto"})->getInvocation()));
+}
+
+TEST_F(UnifiedPreLinkTest, WritesSplitUnifiedBitcode) {
+  std::unique_ptr<CompilerInstance> Clang = compiler({});
+  ASSERT_TRUE(runUnifiedPreLink(*Clang, {}));
+  ErrorOr<std::unique_ptr<MemoryBuffer>> Bytes = MemoryBuffer::getFile(Output);
+  ASSERT_TRUE(bool(Bytes));
+  Expected<std::vector<BitcodeModule>> Modules =
+      getBitcodeModuleList((*Bytes)->getMemBufferRef());
+  ASSERT_TRUE(bool(Modules));
+  ASSERT_EQ(Modules->size(), 2u);
+  Expected<BitcodeLTOInfo> Thin = (*Modules)[0].getLTOInfo();
+  ASSERT_TRUE(bool(Thin));
+  EXPECT_TRUE(Thin->IsThinLTO);
+  EXPECT_TRUE(Thin->UnifiedLTO);
+  EXPECT_TRUE(Thin->EnableSplitLTOUnit);
+}
+
+TEST_F(UnifiedPreLinkTest, BothPipelinesWork) {
+  UnifiedPreLinkOptions Thin;
+  Thin.Pipeline = UnifiedPipeline::Thin;
+  ASSERT_TRUE(runUnifiedPreLink(*compiler({}), Thin));
+  uint64_t ThinSize = 0, FullSize = 0;
+  ASSERT_FALSE(sys::fs::file_size(Output, ThinSize));
+  ASSERT_TRUE(runUnifiedPreLink(*compiler({}), {}));
+  ASSERT_FALSE(sys::fs::file_size(Output, FullSize));
+  EXPECT_GT(ThinSize, 0u);
+  EXPECT_GT(FullSize, 0u);
+}
+
+TEST_F(UnifiedPreLinkTest, UnwritableOutputIsAnError) {
+  Output = "/nonexistent-dir/out.o";
+  std::unique_ptr<CompilerInstance> Clang = compiler({});
+  EXPECT_FALSE(runUnifiedPreLink(*Clang, {}));
+  EXPECT_TRUE(Clang->getDiagnostics().hasErrorOccurred());
+}
+
+TEST(UnifiedLTOOptionsTest, ParsesPipelines) {
+  EXPECT_EQ(parseUnifiedPipeline("full"), UnifiedPipeline::Full);
+  EXPECT_EQ(parseUnifiedPipeline("thin"), UnifiedPipeline::Thin);
+  EXPECT_EQ(parseUnifiedPipeline("Thin"), std::nullopt);
+  EXPECT_EQ(parseUnifiedPipeline(""), std::nullopt);
+}
+
+} // namespace
