@@ -1,0 +1,67 @@
+//===- LinkInputs.h - Which files an ELF link loads --------------*- C++
+//-*-===//
+//
+// ld.ulto checks the bitcode LTO will see before lld runs: it must know which
+// files the link loads, including which archive members are extracted. This
+// is the usual lazy-archive fixpoint (as lld resolves it, without command-line
+// order between archives): members are extracted while they define a symbol
+// that a loaded file references and nothing loaded defines.
+//
+// Approximations, all on the side of checking a member lld would not load:
+// linker scripts (e.g. glibc's libc.so) are not read, so symbols they would
+// bring in do not count as defined.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ULTO_LINK_LINKINPUTS_H
+#define ULTO_LINK_LINKINPUTS_H
+
+#include "llvm/Support/Error.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ulto {
+
+/// A file named on the linker command line, with its position attributes.
+struct LinkInput {
+  std::string Path;
+  bool WholeArchive = false; ///< --whole-archive: every member is loaded.
+  bool Lazy = false;         ///< Between --start-lib and --end-lib.
+};
+
+/// What decides which files are loaded.
+struct LinkRequest {
+  std::vector<LinkInput> Inputs;
+  std::vector<std::string> Roots; ///< -u and -e symbols.
+};
+
+/// A file the link loads: a plain file or an extracted archive member.
+struct LoadedFile {
+  std::string Name; ///< "a.o", or "lib.a(m.o)" for a member.
+  llvm::MemoryBufferRef Buffer;
+  bool IsBitcode = false;
+};
+
+/// The files a link loads, in the order they are loaded, and the buffers
+/// they live in.
+struct LoadedFiles {
+  std::vector<LoadedFile> Files;
+  std::vector<std::unique_ptr<llvm::MemoryBuffer>> Owned;
+};
+
+/// Finds -l<Name> (or -l:<file>) in SearchDirs as an ELF linker does: a
+/// shared library first unless Static, then an archive. Empty if not found.
+std::string findLibrary(llvm::StringRef Name,
+                        const std::vector<std::string> &SearchDirs,
+                        bool Static);
+
+/// Reads the inputs and resolves archive extraction. Unreadable inputs are
+/// errors naming the file; files of unknown kinds (linker scripts) are
+/// skipped.
+llvm::Expected<LoadedFiles> loadLinkInputs(const LinkRequest &Request);
+
+} // namespace ulto
+
+#endif

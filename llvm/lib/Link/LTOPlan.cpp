@@ -1,0 +1,178 @@
+//===- LTOPlan.cpp - What LTO will do with a link's bitcode ---------------===//
+
+#include "ulto/Link/LTOPlan.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Bitcode/BitcodeReader.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Transforms/Utils/ModuleUtils.h"
+
+using namespace llvm;
+
+namespace ulto {
+
+std::optional<LTOMode> parseLTOMode(StringRef Value) {
+  return StringSwitch<std::optional<LTOMode>>(Value)
+      .Case("default", LTOMode::Default)
+      .Case("thin", LTOMode::Thin)
+      .Case("full", LTOMode::Full)
+      .Case("distributed", LTOMode::Distributed)
+      .Default(std::nullopt);
+}
+
+StringRef toString(LTOMode Mode) {
+  switch (Mode) {
+  case LTOMode::Default:
+    return "default";
+  case LTOMode::Thin:
+    return "thin";
+  case LTOMode::Full:
+    return "full";
+  case LTOMode::Distributed:
+    return "distributed";
+  }
+  llvm_unreachable("unknown LTO mode");
+}
+
+// The ID the split was made with. Only the thin half's globals and module
+// flags are read (metadata lazily, no function bodies): LTO parses the rest
+// later anyway.
+static Expected<std::string> splitModuleID(BitcodeModule &ThinHalf) {
+  LLVMContext Ctx;
+  Expected<std::unique_ptr<Module>> M =
+      ThinHalf.getLazyModule(Ctx, /*ShouldLazyLoadMetadata=*/true,
+                             /*IsImporting=*/false);
+  if (!M)
+    return M.takeError();
+  return getUniqueModuleId(M->get());
+}
+
+static Expected<BitcodeInput> readBitcodeInput(const LoadedFile &File) {
+  Expected<std::vector<BitcodeModule>> Modules =
+      getBitcodeModuleList(File.Buffer);
+  if (!Modules)
+    return Modules.takeError();
+  BitcodeInput In;
+  In.Name = File.Name;
+  In.Unified = !Modules->empty();
+  SmallVector<bool, 2> Thin;
+  for (BitcodeModule &BM : *Modules) {
+    Expected<BitcodeLTOInfo> Info = BM.getLTOInfo();
+    if (!Info)
+      return Info.takeError();
+    In.Unified &= Info->UnifiedLTO;
+    Thin.push_back(Info->IsThinLTO);
+  }
+  In.Split = Thin.size() == 2 && Thin[0] && !Thin[1];
+  In.ThinOnly = Thin.size() == 1 && Thin[0];
+  if (In.Split) {
+    Expected<std::string> ID = splitModuleID((*Modules)[0]);
+    if (!ID)
+      return ID.takeError();
+    In.ModuleID = std::move(*ID);
+  }
+  return In;
+}
+
+Expected<std::vector<BitcodeInput>>
+readBitcodeInputs(const std::vector<LoadedFile> &Files) {
+  std::vector<BitcodeInput> Inputs;
+  for (const LoadedFile &File : Files) {
+    if (!File.IsBitcode)
+      continue;
+    Expected<BitcodeInput> In = readBitcodeInput(File);
+    if (!In)
+      return createStringError(File.Name + ": " + toString(In.takeError()));
+    Inputs.push_back(std::move(*In));
+  }
+  return Inputs;
+}
+
+std::vector<std::string> checkUnified(const std::vector<BitcodeInput> &Inputs,
+                                      LTOMode Mode) {
+  std::vector<std::string> Errors;
+  if (Mode == LTOMode::Default)
+    return Errors;
+  for (const BitcodeInput &In : Inputs)
+    if (!In.Unified)
+      Errors.push_back(formatv(
+          "{0}: bitcode is not unified LTO, and --lto={1} links only unified "
+          "bitcode; recompile {0} with -flto -funified-lto, or link without "
+          "--lto=",
+          In.Name, toString(Mode)));
+  return Errors;
+}
+
+std::vector<std::string>
+checkModuleIDs(const std::vector<BitcodeInput> &Inputs) {
+  std::vector<std::string> Errors;
+  StringMap<const BitcodeInput *> ByID;
+  for (const BitcodeInput &In : Inputs) {
+    if (!In.Split || In.ModuleID.empty())
+      continue;
+    auto [It, New] = ByID.try_emplace(In.ModuleID, &In);
+    if (!New)
+      Errors.push_back(formatv(
+          "{0} and {1} have the same module ID {2}: LTO would merge their "
+          "internal type IDs and promoted symbols; link each object once, and "
+          "compile with ulto-clang -funified-lto, which gives every object its "
+          "own ID (clang's -funique-source-file-names gives one source "
+          "compiled twice the same ID)",
+          It->second->Name, In.Name, In.ModuleID));
+  }
+  return Errors;
+}
+
+// "1 module", "2 modules".
+static std::string count(size_t N, StringRef Noun) {
+  return formatv("{0} {1}{2}", N, Noun, N == 1 ? "" : "s");
+}
+
+std::string describePlan(const std::vector<BitcodeInput> &Inputs,
+                         LTOMode Mode) {
+  if (Inputs.empty())
+    return "ld.ulto: LTO: no bitcode inputs";
+  unsigned Split = 0, ThinOnly = 0;
+  std::vector<StringRef> NotSplit;
+  for (const BitcodeInput &In : Inputs) {
+    Split += In.Split;
+    ThinOnly += In.ThinOnly;
+    if (!In.Split && !In.ThinOnly)
+      NotSplit.push_back(In.Name);
+  }
+  std::string Flag = Mode == LTOMode::Default
+                         ? "no --lto="
+                         : ("--lto=" + toString(Mode)).str();
+  size_t Modules = 2 * Split + ThinOnly + NotSplit.size();
+
+  // Without --lto=, LLVM goes ThinLTO at the first unified module, and legacy
+  // modules keep the kind they were compiled for.
+  if (Mode == LTOMode::Full)
+    return formatv("ld.ulto: LTO mode full ({0}): {1}, all regular LTO", Flag,
+                   count(Modules, "module"));
+  StringRef Effective = Mode == LTOMode::Distributed ? "distributed" : "thin";
+  std::string Line =
+      formatv("ld.ulto: LTO mode {0} ({1}): {2} thin, {3} regular", Effective,
+              Flag, count(Split + ThinOnly, "module"),
+              count(Split + NotSplit.size(), "module"));
+  std::vector<std::string> Why;
+  if (Split)
+    Why.push_back(formatv("{0} regular {1} of split modules", Split,
+                          Split == 1 ? "half" : "halves"));
+  if (!NotSplit.empty()) {
+    std::string Names;
+    for (StringRef N : ArrayRef(NotSplit).take_front(3))
+      Names += (Names.empty() ? "" : ", ") + N.str();
+    if (NotSplit.size() > 3)
+      Names += ", ...";
+    Why.push_back(formatv("{0} not split: {1}", NotSplit.size(), Names).str());
+  }
+  if (!Why.empty())
+    Line += " (" + join(Why, "; ") + ")";
+  return Line;
+}
+
+} // namespace ulto

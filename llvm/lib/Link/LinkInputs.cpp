@@ -1,0 +1,270 @@
+//===- LinkInputs.cpp - Which files an ELF link loads ---------------------===//
+
+#include "ulto/Link/LinkInputs.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/BinaryFormat/Magic.h"
+#include "llvm/LTO/LTO.h"
+#include "llvm/Object/Archive.h"
+#include "llvm/Object/ELFObjectFile.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+
+using namespace llvm;
+
+namespace ulto {
+namespace {
+
+// The global symbols a file defines, and those it references strongly (weak
+// references do not extract archive members).
+struct SymbolUse {
+  std::vector<std::string> Defined;
+  std::vector<std::string> Undefined;
+};
+
+Expected<SymbolUse> readBitcodeSymbols(MemoryBufferRef Buffer) {
+  Expected<std::unique_ptr<lto::InputFile>> File =
+      lto::InputFile::create(Buffer);
+  if (!File)
+    return File.takeError();
+  SymbolUse Use;
+  for (const lto::InputFile::Symbol &S : (*File)->symbols()) {
+    if (!S.isUndefined())
+      Use.Defined.push_back(S.getName().str());
+    else if (!S.isWeak())
+      Use.Undefined.push_back(S.getName().str());
+  }
+  return Use;
+}
+
+Expected<SymbolUse> readObjectSymbols(MemoryBufferRef Buffer) {
+  Expected<std::unique_ptr<object::ObjectFile>> Obj =
+      object::ObjectFile::createObjectFile(Buffer);
+  if (!Obj)
+    return Obj.takeError();
+  SymbolUse Use;
+  for (const object::SymbolRef &Sym : (*Obj)->symbols()) {
+    Expected<uint32_t> Flags = Sym.getFlags();
+    Expected<StringRef> Name = Sym.getName();
+    if (!Flags || !Name) {
+      consumeError(Flags.takeError());
+      consumeError(Name.takeError());
+      continue;
+    }
+    if (!(*Flags & object::SymbolRef::SF_Global))
+      continue;
+    if (!(*Flags & object::SymbolRef::SF_Undefined))
+      Use.Defined.push_back(Name->str());
+    else if (!(*Flags & object::SymbolRef::SF_Weak))
+      Use.Undefined.push_back(Name->str());
+  }
+  return Use;
+}
+
+Expected<SymbolUse> readSymbols(MemoryBufferRef Buffer, bool IsBitcode) {
+  return IsBitcode ? readBitcodeSymbols(Buffer) : readObjectSymbols(Buffer);
+}
+
+// Symbols a shared library provides: they satisfy references, so archive
+// members defining them are not extracted.
+std::vector<std::string> readSharedDefinitions(MemoryBufferRef Buffer) {
+  std::vector<std::string> Defined;
+  Expected<std::unique_ptr<object::ObjectFile>> Obj =
+      object::ObjectFile::createObjectFile(Buffer);
+  if (!Obj) {
+    consumeError(Obj.takeError());
+    return Defined;
+  }
+  auto *ELF = dyn_cast<object::ELFObjectFileBase>(Obj->get());
+  if (!ELF)
+    return Defined;
+  for (const object::ELFSymbolRef &Sym : ELF->getDynamicSymbolIterators()) {
+    Expected<uint32_t> Flags = Sym.getFlags();
+    Expected<StringRef> Name = Sym.getName();
+    if (Flags && Name && !(*Flags & object::SymbolRef::SF_Undefined))
+      Defined.push_back(Name->str());
+    if (!Flags)
+      consumeError(Flags.takeError());
+    if (!Name)
+      consumeError(Name.takeError());
+  }
+  return Defined;
+}
+
+// A file that is loaded only if it defines a symbol the link needs: an
+// archive member, or an object between --start-lib and --end-lib.
+struct LazyFile {
+  LoadedFile File;
+  bool Loaded = false;
+};
+
+class Loader {
+public:
+  Error add(const LinkInput &Input);
+  Error resolve(ArrayRef<std::string> Roots);
+  LoadedFiles take() { return std::move(Out); }
+
+private:
+  Error load(const LoadedFile &File);
+  Error addArchive(MemoryBufferRef Buffer, const LinkInput &Input);
+  Error addLazy(const LoadedFile &File);
+
+  LoadedFiles Out;
+  std::vector<std::unique_ptr<object::Archive>> Archives;
+  std::vector<LazyFile> Lazies;
+  StringMap<size_t> LazyBySymbol; // The first definition wins, as in lld.
+  StringSet<> Defined;
+  std::vector<std::string> Pending; // References not yet checked.
+};
+
+Error Loader::load(const LoadedFile &File) {
+  Expected<SymbolUse> Use = readSymbols(File.Buffer, File.IsBitcode);
+  if (!Use)
+    return createStringError(File.Name + ": " + toString(Use.takeError()));
+  for (std::string &Name : Use->Defined)
+    Defined.insert(Name);
+  llvm::append_range(Pending, Use->Undefined);
+  Out.Files.push_back(File);
+  return Error::success();
+}
+
+Error Loader::addLazy(const LoadedFile &File) {
+  Expected<SymbolUse> Use = readSymbols(File.Buffer, File.IsBitcode);
+  if (!Use)
+    return createStringError(File.Name + ": " + toString(Use.takeError()));
+  Lazies.push_back({File});
+  for (const std::string &Name : Use->Defined)
+    LazyBySymbol.try_emplace(Name, Lazies.size() - 1);
+  return Error::success();
+}
+
+Error Loader::addArchive(MemoryBufferRef Buffer, const LinkInput &Input) {
+  Expected<std::unique_ptr<object::Archive>> A =
+      object::Archive::create(Buffer);
+  if (!A)
+    return createStringError(Input.Path + ": " + toString(A.takeError()));
+  object::Archive &Archive = **A;
+  Archives.push_back(std::move(*A));
+
+  // Members by their offset, so that the symbol table can name them.
+  DenseMap<uint64_t, size_t> LazyByOffset;
+  Error Err = Error::success();
+  for (const object::Archive::Child &C : Archive.children(Err)) {
+    Expected<StringRef> Name = C.getName();
+    Expected<MemoryBufferRef> Member = C.getMemoryBufferRef();
+    if (!Name || !Member) {
+      consumeError(std::move(Err));
+      return createStringError(
+          Input.Path + ": " +
+          toString(!Name ? Name.takeError() : Member.takeError()));
+    }
+    file_magic Magic = identify_magic(Member->getBuffer());
+    bool IsBitcode = Magic == file_magic::bitcode;
+    if (!IsBitcode && Magic != file_magic::elf_relocatable)
+      continue;
+    LoadedFile File{(Input.Path + "(" + *Name + ")").str(), *Member, IsBitcode};
+    if (Input.WholeArchive) {
+      if (Error E = load(File)) {
+        consumeError(std::move(Err));
+        return E;
+      }
+      continue;
+    }
+    Lazies.push_back({File});
+    LazyByOffset[C.getChildOffset()] = Lazies.size() - 1;
+  }
+  if (Err)
+    return createStringError(Input.Path + ": " + toString(std::move(Err)));
+  if (Input.WholeArchive)
+    return Error::success();
+
+  for (const object::Archive::Symbol &Sym : Archive.symbols()) {
+    Expected<object::Archive::Child> C = Sym.getMember();
+    if (!C)
+      return createStringError(Input.Path + ": " + toString(C.takeError()));
+    auto It = LazyByOffset.find(C->getChildOffset());
+    if (It != LazyByOffset.end())
+      LazyBySymbol.try_emplace(Sym.getName(), It->second);
+  }
+  return Error::success();
+}
+
+Error Loader::add(const LinkInput &Input) {
+  ErrorOr<std::unique_ptr<MemoryBuffer>> Buffer = MemoryBuffer::getFile(
+      Input.Path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+  if (!Buffer)
+    return createStringError("cannot open " + Input.Path + ": " +
+                             Buffer.getError().message());
+  MemoryBufferRef Ref = (*Buffer)->getMemBufferRef();
+  Out.Owned.push_back(std::move(*Buffer));
+
+  switch (identify_magic(Ref.getBuffer())) {
+  case file_magic::archive:
+    return addArchive(Ref, Input);
+  case file_magic::bitcode:
+  case file_magic::elf_relocatable: {
+    LoadedFile File{Input.Path, Ref,
+                    identify_magic(Ref.getBuffer()) == file_magic::bitcode};
+    return Input.Lazy ? addLazy(File) : load(File);
+  }
+  case file_magic::elf_shared_object:
+    for (std::string &Name : readSharedDefinitions(Ref))
+      Defined.insert(Name);
+    return Error::success();
+  default:
+    // Linker scripts and whatever else lld may accept: not ulto's business.
+    return Error::success();
+  }
+}
+
+Error Loader::resolve(ArrayRef<std::string> Roots) {
+  llvm::append_range(Pending, Roots);
+  while (!Pending.empty()) {
+    std::string Name = Pending.back();
+    Pending.pop_back();
+    if (Defined.contains(Name))
+      continue;
+    auto It = LazyBySymbol.find(Name);
+    if (It == LazyBySymbol.end() || Lazies[It->second].Loaded)
+      continue;
+    Lazies[It->second].Loaded = true;
+    if (Error E = load(Lazies[It->second].File))
+      return E;
+  }
+  return Error::success();
+}
+
+} // namespace
+
+std::string findLibrary(StringRef Name,
+                        const std::vector<std::string> &SearchDirs,
+                        bool Static) {
+  std::vector<std::string> Candidates;
+  if (Name.consume_front(":")) {
+    Candidates.push_back(Name.str());
+  } else {
+    if (!Static)
+      Candidates.push_back(("lib" + Name + ".so").str());
+    Candidates.push_back(("lib" + Name + ".a").str());
+  }
+  for (const std::string &Dir : SearchDirs)
+    for (const std::string &File : Candidates) {
+      SmallString<256> Path(Dir);
+      sys::path::append(Path, File);
+      if (sys::fs::exists(Path))
+        return std::string(Path);
+    }
+  return "";
+}
+
+Expected<LoadedFiles> loadLinkInputs(const LinkRequest &Request) {
+  Loader L;
+  for (const LinkInput &Input : Request.Inputs)
+    if (Error E = L.add(Input))
+      return E;
+  if (Error E = L.resolve(Request.Roots))
+    return E;
+  return L.take();
+}
+
+} // namespace ulto
