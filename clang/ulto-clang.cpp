@@ -17,6 +17,7 @@
 #include "clang/Driver/Compilation.h"
 #include "clang/Driver/Driver.h"
 #include "clang/Driver/Job.h"
+#include "clang/Driver/Phases.h"
 #include "clang/Driver/ToolChain.h"
 #include "clang/Frontend/ChainedDiagnosticConsumer.h"
 #include "clang/Frontend/CompilerInvocation.h"
@@ -99,18 +100,71 @@ static ParsedClangName parseProgramName(StringRef Argv0) {
   return ToolChain::getTargetAndModeFromProgramName(Name);
 }
 
-// Takes ulto's driver options off the command line (clang would reject
-// them) and returns them as written.
-static std::vector<std::string>
-takeUltoOptions(SmallVectorImpl<const char *> &Args) {
-  std::vector<std::string> Taken;
+// ulto's driver options, as taken off the command line.
+struct UltoDriverOptions {
+  std::vector<std::string> Pipeline; ///< -funified-lto-pipeline=, as written.
+  bool Distributed = false;          ///< -flto=distributed was given.
+};
+
+// Takes ulto's driver options off the command line, where clang would reject
+// them. -flto=distributed compiles as -flto=thin: distribution is a link-time
+// choice.
+static UltoDriverOptions takeUltoOptions(SmallVectorImpl<const char *> &Args) {
+  UltoDriverOptions Opts;
   llvm::erase_if(Args, [&](const char *Arg) {
     if (!Arg || !StringRef(Arg).starts_with(ulto::UnifiedPipelineOption))
       return false;
-    Taken.push_back(Arg);
+    Opts.Pipeline.push_back(Arg);
     return true;
   });
-  return Taken;
+  for (const char *&Arg : Args)
+    if (Arg && StringRef(Arg) == "-flto=distributed") {
+      Arg = "-flto=thin";
+      Opts.Distributed = true;
+    }
+  return Opts;
+}
+
+// A link with LTO uses ld.ulto (next to ulto-clang) unless the user chose a
+// linker, and tells ld.ulto or lld the LTO mode the -flto= flag names; clang
+// passes none, so unified bitcode would always link as ThinLTO. The mode is
+// passed for -funified-lto links only: other bitcode had its mode fixed when
+// it was compiled.
+static void chooseLinkTimeLTO(const Driver &D, const InputArgList &List,
+                              const UltoDriverOptions &Opts,
+                              SmallVectorImpl<const char *> &Args,
+                              StringSaver &Saver) {
+  DerivedArgList DAL(List);
+  for (Arg *A : List)
+    DAL.append(A);
+  const Arg *LTO = List.getLastArg(options::OPT_flto, options::OPT_flto_EQ,
+                                   options::OPT_fno_lto);
+  if (D.getFinalPhase(DAL) != phases::Link || !LTO ||
+      LTO->getOption().matches(options::OPT_fno_lto))
+    return;
+
+  const Arg *UseLd = List.getLastArg(options::OPT_fuse_ld_EQ);
+  StringRef Linker = UseLd ? UseLd->getValue() : "";
+  if (!List.hasArg(options::OPT_ld_path_EQ) &&
+      (Linker.empty() || Linker == "ulto")) {
+    SmallString<256> LdUlto(sys::path::parent_path(D.ClangExecutable));
+    sys::path::append(LdUlto, "ld.ulto");
+    // -fuse-ld=lld tells clang the linker speaks lld's options.
+    Args.push_back("-fuse-ld=lld");
+    Args.push_back(Saver.save("--ld-path=" + LdUlto).data());
+    Linker = "ulto";
+  }
+  bool Unified = List.hasFlag(options::OPT_funified_lto,
+                              options::OPT_fno_unified_lto, false);
+  if ((Linker != "ulto" && Linker != "lld") || (!Unified && !Opts.Distributed))
+    return;
+  StringRef Mode = LTO->getOption().matches(options::OPT_flto)
+                       ? "full"
+                       : StringRef(LTO->getValue());
+  if (Opts.Distributed)
+    Mode = "distributed";
+  if (Mode == "thin" || Mode == "full" || Mode == "distributed")
+    Args.push_back(Saver.save("-Wl,--lto=" + Mode).data());
 }
 
 // Gives ulto's options to the cc1 jobs that compile unified bitcode, as
@@ -182,7 +236,7 @@ int main(int Argc, char **Argv) {
     return runIntegratedTool(Args);
 
   // ulto's options leave the command line before clang parses it.
-  std::vector<std::string> UltoOptions = takeUltoOptions(Args);
+  UltoDriverOptions UltoOptions = takeUltoOptions(Args);
 
   // Diagnostics and the Driver, set up as clang-22's driver sets them up.
   bool CanonicalPrefixes = true;
@@ -227,9 +281,13 @@ int main(int Argc, char **Argv) {
     CrashRecoveryContext::Enable();
   }
 
+  // The link: which linker, and the LTO mode it is to use.
+  StringSaver Saver(A);
+  chooseLinkTimeLTO(TheDriver, ArgList, UltoOptions, Args, Saver);
+
   // The jobs, with ulto's options handed to the compile jobs.
   std::unique_ptr<Compilation> C(TheDriver.BuildCompilation(Args));
-  applyUltoOptions(*C, TheDriver, UltoOptions);
+  applyUltoOptions(*C, TheDriver, UltoOptions.Pipeline);
 
   // Run them; report and reproduce failures as clang does.
   int Res = 1;
