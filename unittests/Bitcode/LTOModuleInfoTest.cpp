@@ -7,18 +7,17 @@
 //===----------------------------------------------------------------------===//
 
 #include "ulto/Bitcode/LTOModuleInfo.h"
+#include "ulto/UnifiedLTO/UnifiedBitcodeWriter.h"
 
 #include "llvm/AsmParser/Parser.h"
 #include "llvm/Bitcode/BitcodeWriter.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Object/ArchiveWriter.h"
-#include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
-#include "llvm/Transforms/IPO/ThinLTOBitcodeWriter.h"
 #include "llvm/Transforms/Utils/ModuleUtils.h"
 
 #include "gtest/gtest.h"
@@ -137,22 +136,10 @@ protected:
   // What `clang -flto=thin` writes: split into thin and regular halves when
   // the module has type metadata and a module ID.
   std::string writeThinLTO(Module &M) {
-    LoopAnalysisManager LAM;
-    FunctionAnalysisManager FAM;
-    CGSCCAnalysisManager CGAM;
-    ModuleAnalysisManager MAM;
-    PassBuilder PB;
-    PB.registerModuleAnalyses(MAM);
-    PB.registerCGSCCAnalyses(CGAM);
-    PB.registerFunctionAnalyses(FAM);
-    PB.registerLoopAnalyses(LAM);
-    PB.crossRegisterProxies(LAM, FAM, CGAM, MAM);
-
     std::string Out;
     raw_string_ostream OS(Out);
-    ModulePassManager MPM;
-    MPM.addPass(ThinLTOBitcodeWriterPass(OS, /*ThinLinkOS=*/nullptr));
-    MPM.run(M, MAM);
+    ulto::writeThinLTOBitcode(M, OS, /*ThinLinkOS=*/nullptr,
+                              /*PreserveUseListOrder=*/false);
     return Out;
   }
 

@@ -15,10 +15,8 @@ void markUnifiedSplitLTOUnit(Module &M) {
   M.setModuleFlag(Module::Error, "EnableSplitLTOUnit", uint32_t(1));
 }
 
-void writeUnifiedBitcode(Module &M, raw_ostream &OS, raw_ostream *ThinLinkOS,
+void writeThinLTOBitcode(Module &M, raw_ostream &OS, raw_ostream *ThinLinkOS,
                          bool PreserveUseListOrder) {
-  markUnifiedSplitLTOUnit(M);
-
   // The writer needs the module summary analysis and what it depends on;
   // the default analysis registrations provide exactly that.
   LoopAnalysisManager LAM;
@@ -35,6 +33,12 @@ void writeUnifiedBitcode(Module &M, raw_ostream &OS, raw_ostream *ThinLinkOS,
   ModulePassManager MPM;
   MPM.addPass(ThinLTOBitcodeWriterPass(OS, ThinLinkOS, PreserveUseListOrder));
   MPM.run(M, MAM);
+}
+
+void writeUnifiedBitcode(Module &M, raw_ostream &OS, raw_ostream *ThinLinkOS,
+                         bool PreserveUseListOrder) {
+  markUnifiedSplitLTOUnit(M);
+  writeThinLTOBitcode(M, OS, ThinLinkOS, PreserveUseListOrder);
 }
 
 } // namespace ulto

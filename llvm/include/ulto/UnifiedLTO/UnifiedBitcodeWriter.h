@@ -21,6 +21,13 @@ namespace ulto {
 /// Adds the module flags that make M unified, split-LTO-unit bitcode.
 void markUnifiedSplitLTOUnit(llvm::Module &M);
 
+/// Writes M through LLVM's ThinLTOBitcodeWriterPass, with the analyses it
+/// needs, to OS (and the thin-link-only bitcode to ThinLinkOS if given), as
+/// clang -flto=thin does; the module flags decide what is written.
+void writeThinLTOBitcode(llvm::Module &M, llvm::raw_ostream &OS,
+                         llvm::raw_ostream *ThinLinkOS,
+                         bool PreserveUseListOrder);
+
 /// Marks M (see above) and writes it through ThinLTOBitcodeWriterPass to OS,
 /// and the thin-link-only bitcode to ThinLinkOS if given.
 void writeUnifiedBitcode(llvm::Module &M, llvm::raw_ostream &OS,
