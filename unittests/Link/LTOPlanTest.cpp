@@ -1,0 +1,330 @@
+//===- LTOPlanTest.cpp - ld.ulto's checks and plan line -------------------===//
+//
+// parseLTOMode, and checkUnified/checkModuleIDs/describePlan on hand-made
+// BitcodeInput lists (exact strings); readBitcodeInputs on bitcode written by
+// LLVM's own writers.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ulto/Link/LTOPlan.h"
+#include "LinkTestInputs.h"
+
+#include "llvm/Transforms/Utils/ModuleUtils.h"
+
+#include "gtest/gtest.h"
+
+using namespace llvm;
+using namespace ulto;
+using namespace ulto::test;
+
+namespace {
+
+BitcodeInput split(StringRef Name, StringRef ID) {
+  BitcodeInput In;
+  In.Name = Name.str();
+  In.Unified = true;
+  In.Split = true;
+  In.ModuleID = ID.str();
+  return In;
+}
+
+BitcodeInput thinOnly(StringRef Name, bool Unified = true) {
+  BitcodeInput In;
+  In.Name = Name.str();
+  In.Unified = Unified;
+  In.ThinOnly = true;
+  return In;
+}
+
+BitcodeInput regular(StringRef Name, bool Unified = true) {
+  BitcodeInput In;
+  In.Name = Name.str();
+  In.Unified = Unified;
+  return In;
+}
+
+std::string notUnified(StringRef Name, StringRef Mode) {
+  return (Name + ": bitcode is not unified LTO, and --lto=" + Mode +
+          " links only unified bitcode; recompile " + Name +
+          " with -flto -funified-lto, or link without --lto=")
+      .str();
+}
+
+std::string sameID(StringRef A, StringRef B, StringRef ID) {
+  return (A + " and " + B + " have the same module ID " + ID +
+          ": LTO would merge their internal type IDs and promoted symbols; "
+          "link each object once, and compile with ulto-clang "
+          "-funified-lto, which gives every object its own ID (clang's "
+          "-funique-source-file-names gives one source compiled twice the "
+          "same ID)")
+      .str();
+}
+
+using Strings = std::vector<std::string>;
+
+TEST(LTOPlanTest, ParseLTOMode) {
+  EXPECT_EQ(parseLTOMode("default"), LTOMode::Default);
+  EXPECT_EQ(parseLTOMode("thin"), LTOMode::Thin);
+  EXPECT_EQ(parseLTOMode("full"), LTOMode::Full);
+  EXPECT_EQ(parseLTOMode("distributed"), LTOMode::Distributed);
+  EXPECT_EQ(parseLTOMode(""), std::nullopt);
+  EXPECT_EQ(parseLTOMode("Thin"), std::nullopt);
+  EXPECT_EQ(parseLTOMode("regular"), std::nullopt);
+  EXPECT_EQ(parseLTOMode("thin "), std::nullopt);
+  for (LTOMode M :
+       {LTOMode::Default, LTOMode::Thin, LTOMode::Full, LTOMode::Distributed})
+    EXPECT_EQ(parseLTOMode(ulto::toString(M)), M);
+}
+
+TEST(LTOPlanTest, CheckUnifiedNamesEachNonUnifiedInput) {
+  std::vector<BitcodeInput> Inputs = {
+      split("a.o", ".1"), thinOnly("legacy-thin.o", /*Unified=*/false),
+      thinOnly("b.o"), regular("lib.a(legacy-full.o)", /*Unified=*/false),
+      regular("c.o")};
+  EXPECT_EQ(checkUnified(Inputs, LTOMode::Thin),
+            (Strings{notUnified("legacy-thin.o", "thin"),
+                     notUnified("lib.a(legacy-full.o)", "thin")}));
+  EXPECT_EQ(checkUnified(Inputs, LTOMode::Full),
+            (Strings{notUnified("legacy-thin.o", "full"),
+                     notUnified("lib.a(legacy-full.o)", "full")}));
+}
+
+TEST(LTOPlanTest, CheckUnifiedDefaultModeAcceptsAnything) {
+  EXPECT_EQ(checkUnified({regular("a.o", false), thinOnly("b.o", false)},
+                         LTOMode::Default),
+            Strings{});
+}
+
+TEST(LTOPlanTest, CheckUnifiedAllUnified) {
+  EXPECT_EQ(checkUnified({split("a.o", ".1"), thinOnly("b.o"), regular("c.o")},
+                         LTOMode::Thin),
+            Strings{});
+  EXPECT_EQ(checkUnified({}, LTOMode::Full), Strings{});
+}
+
+TEST(LTOPlanTest, CheckModuleIDsPairsEachRepeatWithTheFirst) {
+  std::vector<BitcodeInput> Inputs = {split("a.o", ".aa"), split("b.o", ".bb"),
+                                      split("lib.a(c.o)", ".aa"),
+                                      split("d.o", ".aa")};
+  EXPECT_EQ(checkModuleIDs(Inputs), (Strings{sameID("a.o", "lib.a(c.o)", ".aa"),
+                                             sameID("a.o", "d.o", ".aa")}));
+}
+
+TEST(LTOPlanTest, CheckModuleIDsDistinct) {
+  EXPECT_EQ(checkModuleIDs({split("a.o", ".aa"), split("b.o", ".bb")}),
+            Strings{});
+}
+
+// Only split files have their internals renamed after the ID.
+TEST(LTOPlanTest, CheckModuleIDsIgnoresUnsplitAndEmpty) {
+  BitcodeInput ThinWithID = thinOnly("t.o");
+  ThinWithID.ModuleID = ".aa";
+  EXPECT_EQ(checkModuleIDs({split("a.o", ".aa"), ThinWithID}), Strings{});
+  EXPECT_EQ(checkModuleIDs({split("a.o", ""), split("b.o", "")}), Strings{});
+}
+
+TEST(LTOPlanTest, DescribePlanNoBitcode) {
+  EXPECT_EQ(describePlan({}, LTOMode::Thin), "ld.ulto: LTO: no bitcode inputs");
+  EXPECT_EQ(describePlan({}, LTOMode::Default),
+            "ld.ulto: LTO: no bitcode inputs");
+}
+
+TEST(LTOPlanTest, DescribePlanThin) {
+  EXPECT_EQ(
+      describePlan({split("a.o", ".1"), thinOnly("b.o"), thinOnly("c.o")},
+                   LTOMode::Thin),
+      "ld.ulto: LTO mode thin (--lto=thin): 3 modules thin, 1 module regular "
+      "(1 regular half of split modules)");
+  EXPECT_EQ(
+      describePlan({split("a.o", ".1"), split("b.o", ".2")}, LTOMode::Thin),
+      "ld.ulto: LTO mode thin (--lto=thin): 2 modules thin, 2 modules "
+      "regular (2 regular halves of split modules)");
+  EXPECT_EQ(describePlan({thinOnly("b.o")}, LTOMode::Thin),
+            "ld.ulto: LTO mode thin (--lto=thin): 1 module thin, 0 modules "
+            "regular");
+}
+
+TEST(LTOPlanTest, DescribePlanFull) {
+  EXPECT_EQ(describePlan({split("a.o", ".1"), thinOnly("b.o"), regular("c.o")},
+                         LTOMode::Full),
+            "ld.ulto: LTO mode full (--lto=full): 4 modules, all regular LTO");
+  EXPECT_EQ(describePlan({thinOnly("b.o")}, LTOMode::Full),
+            "ld.ulto: LTO mode full (--lto=full): 1 module, all regular LTO");
+}
+
+// Without --lto=, LLVM goes ThinLTO at the first unified module.
+TEST(LTOPlanTest, DescribePlanDefault) {
+  EXPECT_EQ(
+      describePlan({split("a.o", ".1"), regular("c.o")}, LTOMode::Default),
+      "ld.ulto: LTO mode thin (no --lto=): 1 module thin, 2 modules "
+      "regular (1 regular half of split modules; 1 not split: c.o)");
+}
+
+TEST(LTOPlanTest, DescribePlanDistributed) {
+  EXPECT_EQ(describePlan({split("a.o", ".1")}, LTOMode::Distributed),
+            "ld.ulto: LTO mode distributed (--lto=distributed): 1 module "
+            "thin, 1 module regular (1 regular half of split modules)");
+}
+
+TEST(LTOPlanTest, DescribePlanNamesThreeUnsplitModules) {
+  EXPECT_EQ(describePlan({regular("a.o"), regular("b.o"), regular("c.o")},
+                         LTOMode::Thin),
+            "ld.ulto: LTO mode thin (--lto=thin): 0 modules thin, 3 modules "
+            "regular (3 not split: a.o, b.o, c.o)");
+  EXPECT_EQ(describePlan({regular("a.o"), thinOnly("t.o"), regular("b.o"),
+                          regular("lib.a(c.o)"), regular("d.o")},
+                         LTOMode::Thin),
+            "ld.ulto: LTO mode thin (--lto=thin): 1 module thin, 4 modules "
+            "regular (4 not split: a.o, b.o, lib.a(c.o), ...)");
+}
+
+class ReadBitcodeInputsTest : public LinkTest {
+protected:
+  // Bitcode buffers named Name; the strings must outlive the result.
+  std::vector<BitcodeInput>
+  read(const std::vector<std::pair<std::string, const std::string *>> &Files) {
+    std::vector<LoadedFile> Loaded;
+    for (const auto &[Name, Data] : Files)
+      Loaded.push_back({Name, MemoryBufferRef(*Data, Name), true});
+    Expected<std::vector<BitcodeInput>> Inputs = readBitcodeInputs(Loaded);
+    if (!Inputs) {
+      ADD_FAILURE() << toString(Inputs.takeError());
+      return {};
+    }
+    return std::move(*Inputs);
+  }
+};
+
+TEST_F(ReadBitcodeInputsTest, Kinds) {
+  std::string Split = thinBitcode(std::string(VTableIR) + UnifiedFlags);
+  std::string Thin = thinBitcode(functionsIR({"f"}) + UnifiedFlags);
+  std::string LegacyThin = thinBitcode(functionsIR({"f"}));
+  std::string UnifiedRegular =
+      thinBitcode(std::string(InternalOnlyIR) + UnifiedFlags);
+  std::string NoSummary = regularBitcode(std::string(VTableIR) + UnifiedFlags);
+  std::vector<BitcodeInput> Inputs =
+      read({{"split.o", &Split},
+            {"thin.o", &Thin},
+            {"legacy-thin.o", &LegacyThin},
+            {"unified-regular.o", &UnifiedRegular},
+            {"no-summary.o", &NoSummary}});
+  ASSERT_EQ(Inputs.size(), 5u);
+
+  EXPECT_EQ(Inputs[0].Name, "split.o");
+  EXPECT_TRUE(Inputs[0].Unified);
+  EXPECT_TRUE(Inputs[0].Split);
+  EXPECT_FALSE(Inputs[0].ThinOnly);
+  EXPECT_EQ(Inputs[0].ModuleID.size(), 33u);
+  EXPECT_EQ(Inputs[0].ModuleID[0], '.');
+
+  EXPECT_EQ(Inputs[1].Name, "thin.o");
+  EXPECT_TRUE(Inputs[1].Unified);
+  EXPECT_FALSE(Inputs[1].Split);
+  EXPECT_TRUE(Inputs[1].ThinOnly);
+  EXPECT_EQ(Inputs[1].ModuleID, "");
+
+  EXPECT_FALSE(Inputs[2].Unified);
+  EXPECT_TRUE(Inputs[2].ThinOnly);
+
+  // clang-22 -funified-lto on a file of internal definitions.
+  EXPECT_TRUE(Inputs[3].Unified);
+  EXPECT_FALSE(Inputs[3].Split);
+  EXPECT_FALSE(Inputs[3].ThinOnly);
+
+  // The linker reads the unified flag from the summary, and there is none.
+  EXPECT_FALSE(Inputs[4].Unified);
+  EXPECT_FALSE(Inputs[4].Split);
+  EXPECT_FALSE(Inputs[4].ThinOnly);
+}
+
+TEST_F(ReadBitcodeInputsTest, NativeFilesAreSkipped) {
+  std::string Thin = thinBitcode(functionsIR({"f"}) + UnifiedFlags);
+  std::string Native = "\x7f"
+                       "ELF";
+  std::vector<LoadedFile> Loaded = {
+      {"native.o", MemoryBufferRef(Native, "native.o"), false},
+      {"thin.o", MemoryBufferRef(Thin, "thin.o"), true}};
+  Expected<std::vector<BitcodeInput>> Inputs = readBitcodeInputs(Loaded);
+  ASSERT_TRUE(bool(Inputs)) << toString(Inputs.takeError());
+  ASSERT_EQ(Inputs->size(), 1u);
+  EXPECT_EQ((*Inputs)[0].Name, "thin.o");
+}
+
+TEST_F(ReadBitcodeInputsTest, CorruptBitcodeNamesTheFile) {
+  std::string Thin = thinBitcode(functionsIR({"f"}) + UnifiedFlags);
+  std::string Bad = Thin.substr(0, 64);
+  std::vector<LoadedFile> Loaded = {
+      {"lib.a(bad.o)", MemoryBufferRef(Bad, "bad.o"), true}};
+  Expected<std::vector<BitcodeInput>> Inputs = readBitcodeInputs(Loaded);
+  ASSERT_FALSE(bool(Inputs));
+  std::string Message = toString(Inputs.takeError());
+  EXPECT_TRUE(StringRef(Message).starts_with("lib.a(bad.o): ")) << Message;
+}
+
+// One object linked twice under two names.
+TEST_F(ReadBitcodeInputsTest, CopiesOfOneSplitFileCollide) {
+  std::string Split = thinBitcode(std::string(VTableIR) + UnifiedFlags);
+  std::vector<BitcodeInput> Inputs =
+      read({{"a.o", &Split}, {"copy.o", &Split}});
+  ASSERT_EQ(Inputs.size(), 2u);
+  EXPECT_EQ(checkModuleIDs(Inputs),
+            Strings{sameID("a.o", "copy.o", Inputs[0].ModuleID)});
+}
+
+TEST_F(ReadBitcodeInputsTest, DifferentSplitFilesDoNotCollide) {
+  std::string IR = std::string(VTableIR) + UnifiedFlags;
+  std::string A = thinBitcode(IR + "define i32 @a() {\n  ret i32 0\n}\n");
+  std::string B = thinBitcode(IR + "define i32 @b() {\n  ret i32 0\n}\n");
+  std::vector<BitcodeInput> Inputs = read({{"a.o", &A}, {"b.o", &B}});
+  ASSERT_EQ(Inputs.size(), 2u);
+  EXPECT_TRUE(Inputs[0].Split && Inputs[1].Split);
+  EXPECT_NE(Inputs[0].ModuleID, Inputs[1].ModuleID);
+  EXPECT_EQ(checkModuleIDs(Inputs), Strings{});
+}
+
+// Same content, different identifiers (ulto-clang: same source, different
+// -o): different IDs, no collision.
+// DISABLED: LTOPlan.cpp does not see the identifier (see below); enable when
+// fixed.
+TEST_F(ReadBitcodeInputsTest, DISABLED_DifferentIdentifiersDoNotCollide) {
+  std::string A = thinBitcode(std::string(VTableIR) + uniqueSourceFlags("a"));
+  std::string B = thinBitcode(std::string(VTableIR) + uniqueSourceFlags("b"));
+  EXPECT_EQ(checkModuleIDs(read({{"a.o", &A}, {"b.o", &B}})), Strings{});
+}
+
+// The ID read back is the one the split renamed locals and type IDs after:
+// getUniqueModuleId() of the module before it was written.
+// DISABLED: LTOPlan.cpp loads the thin half with lazy metadata, so the
+// "Unique Source File Identifier" flag is not seen, and returns the hash of
+// the thin half's external definitions, which are not the module's (bug
+// reported); enable when fixed.
+TEST_F(ReadBitcodeInputsTest, DISABLED_ModuleIDIsTheOneTheSplitUsed) {
+  for (std::string IR : {std::string(VTableIR) + uniqueSourceFlags("x.cpp"),
+                         std::string(VTableIR) + UnifiedFlags}) {
+    std::unique_ptr<Module> M = parse(IR);
+    ASSERT_TRUE(M);
+    std::string Expected = getUniqueModuleId(M.get());
+    std::string Split = thinBitcode(IR);
+    std::vector<BitcodeInput> Inputs = read({{"a.o", &Split}});
+    ASSERT_EQ(Inputs.size(), 1u);
+    EXPECT_TRUE(Inputs[0].Split);
+    EXPECT_EQ(Inputs[0].ModuleID, Expected) << IR;
+  }
+}
+
+// clang's -funique-source-file-names: one source compiled twice (different
+// external definitions, as with two -D variants) gets one ID.
+// DISABLED for the same bug; enable when fixed.
+TEST_F(ReadBitcodeInputsTest, DISABLED_SameSourceIdentifierCollides) {
+  std::string IR = std::string(VTableIR) + uniqueSourceFlags("pet.cpp");
+  std::string Cat =
+      thinBitcode(IR + "define i32 @speak_cat() {\n  ret i32 0\n}\n");
+  std::string Dog =
+      thinBitcode(IR + "define i32 @speak_dog() {\n  ret i32 0\n}\n");
+  std::vector<BitcodeInput> Inputs = read({{"cat.o", &Cat}, {"dog.o", &Dog}});
+  ASSERT_EQ(Inputs.size(), 2u);
+  EXPECT_EQ(checkModuleIDs(Inputs),
+            Strings{sameID("cat.o", "dog.o", Inputs[0].ModuleID)});
+}
+
+} // namespace
