@@ -52,13 +52,21 @@ Options readOptions(ArrayRef<const char *> Args) {
   unsigned MissingIndex, MissingCount;
   opt::InputArgList List = Table.ParseArgs(Args, MissingIndex, MissingCount);
 
-  Options Opts;
-  std::vector<std::string> SearchDirs;
   std::string Sysroot;
-  bool WholeArchive = false, Lazy = false, Static = false;
+  for (const opt::Arg *A : List)
+    if (A->getOption().getName() == "sysroot")
+      Sysroot = A->getValue();
   auto WithSysroot = [&](StringRef Path) {
     return Path.consume_front("=") ? Sysroot + Path.str() : Path.str();
   };
+  // Every -L applies to every -l, wherever it stands.
+  std::vector<std::string> SearchDirs;
+  for (const opt::Arg *A : List)
+    if (A->getOption().getName() == "L")
+      SearchDirs.push_back(WithSysroot(A->getValue()));
+
+  Options Opts;
+  bool WholeArchive = false, Lazy = false, Static = false;
   for (const opt::Arg *A : List) {
     StringRef Name = A->getOption().getName();
     StringRef Value = A->getNumValues() ? A->getValue() : "";
@@ -68,11 +76,7 @@ Options readOptions(ArrayRef<const char *> Args) {
       std::string Path = ulto::findLibrary(Value, SearchDirs, Static);
       if (!Path.empty())
         Opts.Request.Inputs.push_back({Path, WholeArchive, Lazy});
-    } else if (Name == "L")
-      SearchDirs.push_back(WithSysroot(Value));
-    else if (Name == "sysroot")
-      Sysroot = Value.str();
-    else if (Name == "whole-archive" || Name == "no-whole-archive")
+    } else if (Name == "whole-archive" || Name == "no-whole-archive")
       WholeArchive = Name == "whole-archive";
     else if (Name == "start-lib" || Name == "end-lib")
       Lazy = Name == "start-lib";

@@ -244,9 +244,7 @@ TEST_F(LinkInputsTest, CorruptArchiveNamesTheArchive) {
 
 // lld-22 reads every member's own symbols, whatever the archive index says,
 // so a member of an archive without an index is extracted when referenced.
-// DISABLED: LinkInputs.cpp extracts only through the index (bug reported);
-// enable when fixed.
-TEST_F(LinkInputsTest, DISABLED_ArchiveWithoutIndexStillExtracts) {
+TEST_F(LinkInputsTest, ArchiveWithoutIndexStillExtracts) {
   file("main.bc", regularBitcode(functionsIR({"main"}, {"helper"})));
   archive("lib.a", {{"helper.bc", regularBitcode(functionsIR({"helper"}))}},
           /*WithIndex=*/false);

@@ -37,13 +37,13 @@ StringRef toString(LTOMode Mode) {
   llvm_unreachable("unknown LTO mode");
 }
 
-// The ID the split was made with. Only the thin half's globals and module
-// flags are read (metadata lazily, no function bodies): LTO parses the rest
-// later anyway.
+// The ID the split was made with: from the thin half's globals and its
+// module flags (module-level metadata, no function bodies), which carry the
+// "Unique Source File Identifier" when there is one.
 static Expected<std::string> splitModuleID(BitcodeModule &ThinHalf) {
   LLVMContext Ctx;
   Expected<std::unique_ptr<Module>> M =
-      ThinHalf.getLazyModule(Ctx, /*ShouldLazyLoadMetadata=*/true,
+      ThinHalf.getLazyModule(Ctx, /*ShouldLazyLoadMetadata=*/false,
                              /*IsImporting=*/false);
   if (!M)
     return M.takeError();
@@ -100,8 +100,7 @@ std::vector<std::string> checkUnified(const std::vector<BitcodeInput> &Inputs,
     if (!In.Unified)
       Errors.push_back(formatv(
           "{0}: bitcode is not unified LTO, and --lto={1} links only unified "
-          "bitcode; recompile {0} with -flto -funified-lto, or link without "
-          "--lto=",
+          "bitcode; recompile {0} with -flto -funified-lto",
           In.Name, toString(Mode)));
   return Errors;
 }
@@ -153,6 +152,11 @@ std::string describePlan(const std::vector<BitcodeInput> &Inputs,
   if (Mode == LTOMode::Full)
     return formatv("ld.ulto: LTO mode full ({0}): {1}, all regular LTO", Flag,
                    count(Modules, "module"));
+  // Without --lto=, and with only regular modules, LTO is regular LTO.
+  if (Mode == LTOMode::Default && Split + ThinOnly == 0)
+    return formatv("ld.ulto: LTO mode full ({0}): {1}, none with a ThinLTO "
+                   "summary",
+                   Flag, count(Modules, "module"));
   StringRef Effective = Mode == LTOMode::Distributed ? "distributed" : "thin";
   std::string Line =
       formatv("ld.ulto: LTO mode {0} ({1}): {2} thin, {3} regular", Effective,

@@ -98,33 +98,72 @@ struct LazyFile {
   bool Loaded = false;
 };
 
+// Resolves symbols in command-line order, as lld does: a reference extracts
+// a lazy file that defines it if nothing loaded so far (shared libraries
+// included) defines it, whether the reference or the lazy file comes first.
 class Loader {
 public:
+  explicit Loader(ArrayRef<std::string> Roots);
   Error add(const LinkInput &Input);
-  Error resolve(ArrayRef<std::string> Roots);
   LoadedFiles take() { return std::move(Out); }
 
 private:
   Error load(const LoadedFile &File);
-  Error addArchive(MemoryBufferRef Buffer, const LinkInput &Input);
+  Error need(StringRef Name);
   Error addLazy(const LoadedFile &File);
+  Error addArchive(MemoryBufferRef Buffer, const LinkInput &Input);
+  Error retryUnresolved();
 
   LoadedFiles Out;
-  std::vector<std::unique_ptr<object::Archive>> Archives;
   std::vector<LazyFile> Lazies;
   StringMap<size_t> LazyBySymbol; // The first definition wins, as in lld.
   StringSet<> Defined;
-  std::vector<std::string> Pending; // References not yet checked.
+  StringSet<> Unresolved;
 };
+
+Loader::Loader(ArrayRef<std::string> Roots) {
+  for (const std::string &Name : Roots)
+    Unresolved.insert(Name);
+}
 
 Error Loader::load(const LoadedFile &File) {
   Expected<SymbolUse> Use = readSymbols(File.Buffer, File.IsBitcode);
   if (!Use)
     return createStringError(File.Name + ": " + toString(Use.takeError()));
-  for (std::string &Name : Use->Defined)
-    Defined.insert(Name);
-  llvm::append_range(Pending, Use->Undefined);
   Out.Files.push_back(File);
+  for (const std::string &Name : Use->Defined) {
+    Defined.insert(Name);
+    Unresolved.erase(Name);
+  }
+  for (const std::string &Name : Use->Undefined)
+    if (Error E = need(Name))
+      return E;
+  return Error::success();
+}
+
+Error Loader::need(StringRef Name) {
+  if (Defined.contains(Name))
+    return Error::success();
+  auto It = LazyBySymbol.find(Name);
+  if (It == LazyBySymbol.end() || Lazies[It->second].Loaded) {
+    Unresolved.insert(Name);
+    return Error::success();
+  }
+  Lazies[It->second].Loaded = true;
+  // Copy: loading may add lazy files and move the vector.
+  LoadedFile File = Lazies[It->second].File;
+  return load(File);
+}
+
+// References made before a lazy file was seen extract it too.
+Error Loader::retryUnresolved() {
+  std::vector<std::string> Names;
+  for (const auto &Entry : Unresolved)
+    if (LazyBySymbol.count(Entry.getKey()))
+      Names.push_back(Entry.getKey().str());
+  for (const std::string &Name : Names)
+    if (Error E = need(Name))
+      return E;
   return Error::success();
 }
 
@@ -144,9 +183,12 @@ Error Loader::addArchive(MemoryBufferRef Buffer, const LinkInput &Input) {
   if (!A)
     return createStringError(Input.Path + ": " + toString(A.takeError()));
   object::Archive &Archive = **A;
-  Archives.push_back(std::move(*A));
+  // Members of thin archives live in buffers the archive owns.
+  Out.Archives.push_back(std::move(*A));
 
-  // Members by their offset, so that the symbol table can name them.
+  // Without a symbol index lld reads each member's own symbols; so does
+  // ulto. With one, members are known by their offset.
+  bool HasIndex = Archive.hasSymbolTable();
   DenseMap<uint64_t, size_t> LazyByOffset;
   Error Err = Error::success();
   for (const object::Archive::Child &C : Archive.children(Err)) {
@@ -163,15 +205,17 @@ Error Loader::addArchive(MemoryBufferRef Buffer, const LinkInput &Input) {
     if (!IsBitcode && Magic != file_magic::elf_relocatable)
       continue;
     LoadedFile File{(Input.Path + "(" + *Name + ")").str(), *Member, IsBitcode};
-    if (Input.WholeArchive) {
-      if (Error E = load(File)) {
-        consumeError(std::move(Err));
-        return E;
-      }
-      continue;
+    Error E = Input.WholeArchive ? load(File)
+              : HasIndex         ? Error::success()
+                                 : addLazy(File);
+    if (E) {
+      consumeError(std::move(Err));
+      return E;
     }
-    Lazies.push_back({File});
-    LazyByOffset[C.getChildOffset()] = Lazies.size() - 1;
+    if (!Input.WholeArchive && HasIndex) {
+      Lazies.push_back({File});
+      LazyByOffset[C.getChildOffset()] = Lazies.size() - 1;
+    }
   }
   if (Err)
     return createStringError(Input.Path + ": " + toString(std::move(Err)));
@@ -186,7 +230,7 @@ Error Loader::addArchive(MemoryBufferRef Buffer, const LinkInput &Input) {
     if (It != LazyByOffset.end())
       LazyBySymbol.try_emplace(Sym.getName(), It->second);
   }
-  return Error::success();
+  return retryUnresolved();
 }
 
 Error Loader::add(const LinkInput &Input) {
@@ -198,40 +242,29 @@ Error Loader::add(const LinkInput &Input) {
   MemoryBufferRef Ref = (*Buffer)->getMemBufferRef();
   Out.Owned.push_back(std::move(*Buffer));
 
-  switch (identify_magic(Ref.getBuffer())) {
+  file_magic Magic = identify_magic(Ref.getBuffer());
+  switch (Magic) {
   case file_magic::archive:
     return addArchive(Ref, Input);
   case file_magic::bitcode:
   case file_magic::elf_relocatable: {
-    LoadedFile File{Input.Path, Ref,
-                    identify_magic(Ref.getBuffer()) == file_magic::bitcode};
-    return Input.Lazy ? addLazy(File) : load(File);
+    LoadedFile File{Input.Path, Ref, Magic == file_magic::bitcode};
+    if (!Input.Lazy)
+      return load(File);
+    if (Error E = addLazy(File))
+      return E;
+    return retryUnresolved();
   }
   case file_magic::elf_shared_object:
-    for (std::string &Name : readSharedDefinitions(Ref))
-      Defined.insert(Name);
+    for (std::string &Name : readSharedDefinitions(Ref)) {
+      Unresolved.erase(Name);
+      Defined.insert(std::move(Name));
+    }
     return Error::success();
   default:
     // Linker scripts and whatever else lld may accept: not ulto's business.
     return Error::success();
   }
-}
-
-Error Loader::resolve(ArrayRef<std::string> Roots) {
-  llvm::append_range(Pending, Roots);
-  while (!Pending.empty()) {
-    std::string Name = Pending.back();
-    Pending.pop_back();
-    if (Defined.contains(Name))
-      continue;
-    auto It = LazyBySymbol.find(Name);
-    if (It == LazyBySymbol.end() || Lazies[It->second].Loaded)
-      continue;
-    Lazies[It->second].Loaded = true;
-    if (Error E = load(Lazies[It->second].File))
-      return E;
-  }
-  return Error::success();
 }
 
 } // namespace
@@ -258,12 +291,10 @@ std::string findLibrary(StringRef Name,
 }
 
 Expected<LoadedFiles> loadLinkInputs(const LinkRequest &Request) {
-  Loader L;
+  Loader L(Request.Roots);
   for (const LinkInput &Input : Request.Inputs)
     if (Error E = L.add(Input))
       return E;
-  if (Error E = L.resolve(Request.Roots))
-    return E;
   return L.take();
 }
 

@@ -3,9 +3,10 @@
 //
 // ld.ulto checks the bitcode LTO will see before lld runs: it must know which
 // files the link loads, including which archive members are extracted. This
-// is the usual lazy-archive fixpoint (as lld resolves it, without command-line
-// order between archives): members are extracted while they define a symbol
-// that a loaded file references and nothing loaded defines.
+// is lld's lazy resolution: in command-line order, an archive member (or a
+// --start-lib object) is extracted when it defines a symbol that a loaded file
+// references and that nothing loaded before it (shared libraries included)
+// defines.
 //
 // Approximations, all on the side of checking a member lld would not load:
 // linker scripts (e.g. glibc's libc.so) are not read, so symbols they would
@@ -16,6 +17,7 @@
 #ifndef ULTO_LINK_LINKINPUTS_H
 #define ULTO_LINK_LINKINPUTS_H
 
+#include "llvm/Object/Archive.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include <memory>
@@ -49,6 +51,7 @@ struct LoadedFile {
 struct LoadedFiles {
   std::vector<LoadedFile> Files;
   std::vector<std::unique_ptr<llvm::MemoryBuffer>> Owned;
+  std::vector<std::unique_ptr<llvm::object::Archive>> Archives;
 };
 
 /// Finds -l<Name> (or -l:<file>) in SearchDirs as an ELF linker does: a
