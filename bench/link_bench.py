@@ -1,0 +1,414 @@
+#!/usr/bin/env python3
+"""Link-side benchmark: does ld.ulto link as fast as stock ld.lld-22?
+
+Compiles a generated corpus (gen_corpus.py) once to unified bitcode with
+ulto-clang++, packs about half the units into a bitcode archive, and links
+the same inputs in four configurations through clang-22's driver:
+
+  ulto-thin  ld.ulto    --lto=thin
+  ulto-full  ld.ulto    --lto=full
+  lld-thin   ld.lld-22  --lto=thin
+  lld-full   ld.lld-22  --lto=full
+
+The LTO work is the same; ld.ulto adds a scan of the link's inputs (archive
+members included) that reads their summary flags before lld runs. Reported
+per configuration: link CPU time (user+sys of the clang++ driver and the
+linker it waits for, from os.wait4) and wall time, binary size, and ld.ulto's
+ratios against ld.lld-22 in the same mode. Every linked binary is run and its
+output compared with the corpus's expected_output.txt.
+
+Like compile_bench.py, configurations are interleaved within each round with
+a rotating order, and ratios are medians of per-round pairs.
+"""
+
+import argparse
+import hashlib
+import json
+import os
+import shlex
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Dict, List, Optional, Tuple
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import compile_bench  # noqa: E402  (sibling script, imported after sys.path setup)
+import gen_corpus  # noqa: E402
+
+LLVM_BIN = compile_bench.LLVM_BIN
+BENCH_DIR = compile_bench.BENCH_DIR
+COMPILE_FLAGS = ["-flto", "-funified-lto"]  # compile_bench adds -c -O2 -std=c++17
+ARCHIVE = "libunits.a"
+MODES = ("thin", "full")
+
+
+class LinkError(Exception):
+    pass
+
+
+@dataclass
+class LinkConfig:
+    name: str     # ulto-thin, ...
+    linker: str   # "ld.ulto" or "ld.lld-22"
+    mode: str     # thin | full
+    path: Path    # the linker binary, given to clang++ as --ld-path
+    output: Path
+    cpu_rounds: List[float] = field(default_factory=list)
+    wall_rounds: List[float] = field(default_factory=list)
+    sizes: List[int] = field(default_factory=list)
+    instructions: int = 0
+
+    @property
+    def label(self) -> str:
+        return f"{self.linker} --lto={self.mode}"
+
+
+@dataclass
+class Inputs:
+    objects: List[Path]   # linked as objects, in this order, before the archive
+    archive: Path
+    members: List[str]    # sources whose objects are in the archive
+
+
+# --- Building the inputs ---------------------------------------------------------
+
+def archive_members(corpus: gen_corpus.Corpus, units: int) -> List[str]:
+    """About half the generated units, spread evenly over the public ones.
+
+    Internal-only units stay objects: nothing refers to them, so as archive
+    members they would not be loaded and their registrations would be lost.
+    """
+    internal = set(corpus.internal)
+    public = [s for s in corpus.sources if s.startswith("u") and s not in internal]
+    target = min(len(public), units // 2)
+    if target == 0:
+        return []
+    step = len(public) / target
+    return [public[int(k * step)] for k in range(target)]
+
+
+def build_inputs(args: argparse.Namespace, corpus_dir: Path, obj_dir: Path) -> Inputs:
+    ulto_clang = args.ulto_bin / "ulto-clang++"
+    if not os.access(ulto_clang, os.X_OK):
+        raise LinkError(f"{ulto_clang} not found (or not executable)")
+    corpus = gen_corpus.write_corpus(corpus_dir, args.units, args.seed)
+    print(f"corpus: {len(corpus.sources)} sources in {corpus_dir} "
+          f"({len(corpus.internal)} internal-only units)", flush=True)
+
+    compiler = compile_bench.Config("U", "ulto-clang++ -flto -funified-lto",
+                                    ulto_clang, COMPILE_FLAGS)
+    jobs = compile_bench.compile_jobs(compiler, corpus_dir, corpus.sources, obj_dir)
+    try:
+        cpu, wall = compile_bench.run_jobs(jobs, args.jobs)
+    except compile_bench.CompileError as e:
+        raise LinkError(str(e)) from e
+    print(f"compiled {len(jobs)} sources: cpu {sum(cpu):.1f} s, wall {wall:.1f} s",
+          flush=True)
+
+    members = archive_members(corpus, args.units)
+    in_archive = set(members)
+    archive = obj_dir / ARCHIVE
+    archive.unlink(missing_ok=True)
+    proc = subprocess.run([str(LLVM_BIN / "llvm-ar"), "rcs", str(archive),
+                           *(str(j.output) for j in jobs if j.source in in_archive)],
+                          capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise LinkError(f"llvm-ar failed:\n{proc.stderr}")
+    objects = [j.output for j in jobs if j.source not in in_archive]
+    print(f"archive: {len(members)} bitcode members in {archive}; "
+          f"{len(objects)} objects linked directly", flush=True)
+    return Inputs(objects, archive, members)
+
+
+# --- Linking -------------------------------------------------------------------------
+
+def make_configs(ulto_bin: Path, prog_dir: Path) -> List[LinkConfig]:
+    ulto = ulto_bin / "ld.ulto"
+    if not os.access(ulto, os.X_OK):
+        raise LinkError(f"{ulto} not found (or not executable)")
+    prog_dir.mkdir(parents=True, exist_ok=True)
+    linkers = [("ulto", "ld.ulto", ulto), ("lld", "ld.lld-22", LLVM_BIN / "ld.lld")]
+    return [LinkConfig(f"{key}-{mode}", linker, mode, path, prog_dir / f"{key}-{mode}")
+            for key, linker, path in linkers for mode in MODES]
+
+
+def driver_argv(config: LinkConfig, inputs: Inputs, thinlto_jobs: int,
+                extra: Tuple[str, ...] = ()) -> List[str]:
+    """The link through clang-22's driver: crt files and libraries are added
+    the same way whichever linker runs. The ThinLTO cache stays off (no
+    --thinlto-cache-dir)."""
+    return [str(LLVM_BIN / "clang++"), "-fuse-ld=lld", f"--ld-path={config.path}",
+            "-O2", "-flto", f"-Wl,--lto={config.mode}",
+            f"-Wl,--thinlto-jobs={thinlto_jobs}", *extra,
+            *map(str, inputs.objects), str(inputs.archive), "-o", str(config.output)]
+
+
+def linker_argv(config: LinkConfig, inputs: Inputs, thinlto_jobs: int,
+                extra: Tuple[str, ...] = ()) -> List[str]:
+    """The linker's own command line, as `clang++ -###` would run it."""
+    driver = driver_argv(config, inputs, thinlto_jobs, extra)
+    proc = subprocess.run([driver[0], "-###", *driver[1:]], capture_output=True, text=True)
+    lines = [l for l in proc.stderr.splitlines()
+             if l.startswith(' "') and str(config.path) in l.split('" ')[0]]
+    if proc.returncode != 0 or len(lines) != 1:
+        raise LinkError(f"cannot get the linker command from clang++ -###:\n{proc.stderr}")
+    return shlex.split(lines[0])
+
+
+def timed_run(argv: List[str], what: str) -> Tuple[float, float]:
+    """Run argv; returns (CPU s of it and the children it waited for, wall s)."""
+    err = tempfile.TemporaryFile()
+    start = time.perf_counter()
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=err)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    err.seek(0)
+    stderr = err.read().decode(errors="replace")
+    err.close()
+    if proc.returncode != 0:
+        tail = "\n".join(stderr.strip().splitlines()[-30:])
+        raise LinkError(f"{what} failed (exit status {proc.returncode}):\n"
+                        f"  {shlex.join(argv)}\n{tail}")
+    return usage.ru_utime + usage.ru_stime, wall
+
+
+def check_binary(config: LinkConfig, expected: str, argv: List[str]) -> int:
+    """Run the linked program; its output must be the corpus's expected output.
+    Returns the binary's size."""
+    prog = config.output
+    if not prog.is_file() or prog.stat().st_size == 0:
+        raise LinkError(f"{config.label}: link exited 0 but {prog} is missing or empty:\n"
+                        f"  {shlex.join(argv)}")
+    proc = subprocess.run([str(prog)], capture_output=True, text=True)
+    if proc.returncode != 0 or proc.stdout != expected:
+        raise LinkError(f"{config.label}: {prog} printed the wrong output "
+                        f"(exit {proc.returncode}).\nlink command:\n  {shlex.join(argv)}\n"
+                        f"expected:\n{expected}got:\n{proc.stdout}{proc.stderr}")
+    return prog.stat().st_size
+
+
+def link_once(config: LinkConfig, inputs: Inputs, expected: str,
+              thinlto_jobs: int) -> Tuple[float, float, int]:
+    argv = driver_argv(config, inputs, thinlto_jobs)
+    config.output.unlink(missing_ok=True)
+    cpu, wall = timed_run(argv, f"link with {config.label}")
+    return cpu, wall, check_binary(config, expected, argv)
+
+
+def run_rounds(configs: List[LinkConfig], inputs: Inputs, expected: str,
+               reps: int, thinlto_jobs: int) -> None:
+    for config in configs:  # untimed warm-up; fails fast on a broken link
+        link_once(config, inputs, expected, thinlto_jobs)
+    for r in range(reps):
+        for config in compile_bench.rotated(configs, r):
+            cpu, wall, size = link_once(config, inputs, expected, thinlto_jobs)
+            config.cpu_rounds.append(cpu)
+            config.wall_rounds.append(wall)
+            config.sizes.append(size)
+            print(f"  round {r + 1}/{reps} {config.name:9}: cpu {cpu:7.2f} s  "
+                  f"wall {wall:7.2f} s  size {size}", flush=True)
+
+
+# --- ld.ulto's own input scan ---------------------------------------------------------
+
+def scan_argv(config: LinkConfig, inputs: Inputs) -> List[str]:
+    """The linker's command line plus --version: ld.ulto still scans the inputs
+    (it does so whenever --lto= is given), then lld prints its version and
+    returns before reading any input. ld.lld with the same line is the
+    baseline: process start-up and option parsing only."""
+    return linker_argv(config, inputs, 1) + ["--version"]
+
+
+def measure_scan(configs: List[LinkConfig], inputs: Inputs, reps: int) -> Dict[str, dict]:
+    """Per mode: CPU s of `ld.ulto <link> --version` minus `ld.lld <link>
+    --version`, median of paired differences over reps rounds."""
+    result = {}
+    for mode in MODES:
+        pair = [c for c in configs if c.mode == mode]
+        argvs = {c.name: scan_argv(c, inputs) for c in pair}
+        samples: Dict[str, List[float]] = {c.name: [] for c in pair}
+        for r in range(reps + 1):
+            for c in (pair if r % 2 else pair[::-1]):
+                cpu, _ = timed_run(argvs[c.name], f"{c.label} --version")
+                if r:  # round 0 warms up
+                    samples[c.name].append(cpu)
+        ulto, lld = (samples[c.name] for c in pair)
+        result[mode] = {"reps": reps,
+                        "ulto_cpu_s": statistics.median(ulto),
+                        "lld_cpu_s": statistics.median(lld),
+                        "scan_cpu_s": statistics.median(u - l for u, l in zip(ulto, lld)),
+                        "argv_ulto": argvs[pair[0].name]}
+    return result
+
+
+# --- Instruction counts ---------------------------------------------------------------
+
+def count_instructions(configs: List[LinkConfig], inputs: Inputs, expected: str,
+                       parallel: int) -> Dict[str, int]:
+    """One link per configuration under callgrind, linker run directly (not
+    through clang++, whose driver callgrind would measure instead). lld runs
+    ThinLTO backends and its own parallel passes on threads; with
+    --thinlto-jobs=1 and --threads=1 the count does not depend on scheduling.
+    Also counts the --version scan runs (see measure_scan)."""
+    jobs = []
+    for config in configs:
+        argv = linker_argv(config, inputs, 1, ("-Wl,--threads=1",))
+        jobs.append(compile_bench.Job(argv, config.output, f"link with {config.label}"))
+        jobs.append(compile_bench.Job(scan_argv(config, inputs), config.output,
+                                      f"{config.label} --version"))
+    for config in configs:
+        config.output.unlink(missing_ok=True)
+    try:
+        with ThreadPoolExecutor(parallel) as pool:
+            counts = list(pool.map(lambda j: compile_bench.count_instructions([j], 1), jobs))
+    except compile_bench.CompileError as e:
+        raise LinkError(str(e)) from e
+    result = {}
+    for i, config in enumerate(configs):
+        config.instructions = counts[2 * i]
+        check_binary(config, expected, jobs[2 * i].argv)
+        result[f"{config.name} --version"] = counts[2 * i + 1]
+        print(f"  instructions {config.name}: {config.instructions:,} "
+              f"(--version scan run: {counts[2 * i + 1]:,})", flush=True)
+    return result
+
+
+# --- Report ---------------------------------------------------------------------------
+
+def summarise(config: LinkConfig, ref: LinkConfig) -> dict:
+    """One configuration's row; ratios are against ld.lld-22 in the same mode,
+    median of per-round pairs."""
+    cpu_ratios = [a / b for a, b in zip(config.cpu_rounds, ref.cpu_rounds)]
+    wall_ratios = [a / b for a, b in zip(config.wall_rounds, ref.wall_rounds)]
+    return {
+        "config": config.name, "label": config.label, "linker": str(config.path),
+        "cpu_s_rounds": config.cpu_rounds, "wall_s_rounds": config.wall_rounds,
+        "cpu_s": statistics.median(config.cpu_rounds),
+        "wall_s": statistics.median(config.wall_rounds),
+        "cpu_ratio_vs_lld": statistics.median(cpu_ratios),
+        "wall_ratio_vs_lld": statistics.median(wall_ratios),
+        "cpu_ratio_rounds": cpu_ratios, "wall_ratio_rounds": wall_ratios,
+        "binary_bytes": config.sizes[-1],
+        "binary_bytes_stable": len(set(config.sizes)) == 1,
+        "size_ratio_vs_lld": config.sizes[-1] / ref.sizes[-1],
+        "instructions": config.instructions or None,
+        "instructions_ratio_vs_lld": (config.instructions / ref.instructions
+                                      if config.instructions else None),
+    }
+
+
+def markdown_table(rows: List[dict]) -> str:
+    lines = ["| config | CPU s | wall s | CPU ratio vs ld.lld | wall ratio vs ld.lld "
+             "| binary bytes | size ratio vs ld.lld | instructions ratio vs ld.lld |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for r in rows:
+        instr = ("n/a" if r["instructions_ratio_vs_lld"] is None
+                 else f"{r['instructions_ratio_vs_lld']:.4f}")
+        lines.append(f"| {r['label']} | {r['cpu_s']:.2f} | {r['wall_s']:.2f} "
+                     f"| {r['cpu_ratio_vs_lld']:.3f} | {r['wall_ratio_vs_lld']:.3f} "
+                     f"| {r['binary_bytes']:,} | {r['size_ratio_vs_lld']:.4f} | {instr} |")
+    return "\n".join(lines)
+
+
+def scan_table(scan: Dict[str, dict], instr: Optional[Dict[str, int]]) -> str:
+    lines = ["| mode | `ld.ulto … --version` CPU ms | `ld.lld … --version` CPU ms "
+             "| scan CPU ms (paired median) | scan instructions |",
+             "|---|---:|---:|---:|---:|"]
+    for mode, s in scan.items():
+        diff = "n/a"
+        if instr:
+            diff = f"{instr[f'ulto-{mode} --version'] - instr[f'lld-{mode} --version']:,}"
+        lines.append(f"| {mode} | {s['ulto_cpu_s'] * 1e3:.1f} | {s['lld_cpu_s'] * 1e3:.1f} "
+                     f"| {s['scan_cpu_s'] * 1e3:.1f} | {diff} |")
+    return "\n".join(lines)
+
+
+def sha256(path: Path) -> str:
+    """Which build was measured (ld.ulto is rebuilt often)."""
+    return hashlib.sha256(path.resolve().read_bytes()).hexdigest()
+
+
+# --- Driver ---------------------------------------------------------------------------
+
+def parse_args(argv: Optional[List[str]]) -> argparse.Namespace:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--units", type=int, default=300, help="generated units (default 300)")
+    ap.add_argument("--seed", type=int, default=1, help="corpus seed (default 1)")
+    ap.add_argument("--reps", type=int, default=5, help="timed rounds (default 5)")
+    ap.add_argument("--jobs", type=int, default=2,
+                    help="parallel compiles and callgrind runs (default 2)")
+    ap.add_argument("--thinlto-jobs", type=int, default=2,
+                    help="--thinlto-jobs= for the timed links (default 2)")
+    ap.add_argument("--build", type=Path, default=BENCH_DIR / "out-link",
+                    help="work directory for corpus, objects, binaries and link.json "
+                         "(default bench/out-link)")
+    ap.add_argument("--ulto-bin", type=Path, default=Path("/work/main/build/bin"),
+                    help="directory holding ulto-clang++ and ld.ulto "
+                         "(default /work/main/build/bin)")
+    ap.add_argument("--instructions", action="store_true",
+                    help="also link once per configuration under callgrind with "
+                         "--thinlto-jobs=1 --threads=1 (slow; noise-free)")
+    args = ap.parse_args(argv)
+    if min(args.units, args.reps, args.jobs, args.thinlto_jobs) < 1:
+        ap.error("--units, --reps, --jobs and --thinlto-jobs must be positive")
+    return args
+
+
+def benchmark(args: argparse.Namespace) -> Tuple[dict, str]:
+    build = args.build.resolve()
+    corpus_dir, obj_dir, prog_dir = build / "corpus", build / "obj", build / "bin"
+    for d in (corpus_dir, obj_dir, prog_dir):
+        shutil.rmtree(d, ignore_errors=True)
+    build.mkdir(parents=True, exist_ok=True)
+    if build == (BENCH_DIR / "out-link").resolve():
+        (build / ".gitignore").write_text("*\n")  # the default work dir ignores itself
+    configs = make_configs(args.ulto_bin, prog_dir)
+    inputs = build_inputs(args, corpus_dir, obj_dir)
+    expected = (corpus_dir / "expected_output.txt").read_text()
+
+    run_rounds(configs, inputs, expected, args.reps, args.thinlto_jobs)
+    print("timing ld.ulto's input scan (link line + --version)", flush=True)
+    scan = measure_scan(configs, inputs, max(10, 2 * args.reps))
+    instr = None
+    if args.instructions:
+        start = time.perf_counter()
+        instr = count_instructions(configs, inputs, expected, args.jobs)
+        print(f"  callgrind took {time.perf_counter() - start:.0f} s", flush=True)
+
+    by_name = {c.name: c for c in configs}
+    rows = [summarise(c, by_name[f"lld-{c.mode}"]) for c in configs]
+    report = {"units": args.units, "seed": args.seed, "reps": args.reps,
+              "jobs": args.jobs, "thinlto_jobs": args.thinlto_jobs,
+              "objects": len(inputs.objects), "archive_members": len(inputs.members),
+              "linker_sha256": {c.linker: sha256(c.path) for c in configs},
+              "link_argv": {c.name: driver_argv(c, inputs, args.thinlto_jobs)
+                            for c in configs},
+              "configs": rows, "scan": scan, "scan_instructions": instr}
+    text = markdown_table(rows) + "\n\n" + scan_table(scan, instr)
+    return report, text
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    args = parse_args(argv)
+    try:
+        report, text = benchmark(args)
+    except LinkError as e:
+        print(f"ERROR: {e}", file=sys.stderr)
+        return 1
+    print()
+    print(text)
+    out = args.build / "link.json"
+    out.write_text(json.dumps(report, indent=2) + "\n")
+    print(f"\nwrote {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
