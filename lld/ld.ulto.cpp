@@ -16,8 +16,6 @@
 #include "llvm/Option/OptTable.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
-#include "llvm/Support/Path.h"
-#include "llvm/Support/StringSaver.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
@@ -42,7 +40,6 @@ namespace {
 struct Options {
   ulto::LinkRequest Request;
   std::optional<ulto::LTOMode> Mode = ulto::LTOMode::Default;
-  std::string ModeSpelling;
   bool Verbose = false;
 };
 
@@ -66,6 +63,7 @@ Options readOptions(ArrayRef<const char *> Args) {
       SearchDirs.push_back(WithSysroot(A->getValue()));
 
   Options Opts;
+  std::string Entry = "_start";
   bool WholeArchive = false, Lazy = false, Static = false;
   for (const opt::Arg *A : List) {
     StringRef Name = A->getOption().getName();
@@ -82,15 +80,16 @@ Options readOptions(ArrayRef<const char *> Args) {
       Lazy = Name == "start-lib";
     else if (Name == "Bstatic" || Name == "Bdynamic")
       Static = Name == "Bstatic";
-    else if (Name == "undefined" || Name == "entry")
+    else if (Name == "undefined")
       Opts.Request.Roots.push_back(Value.str());
-    else if (Name == "lto=") {
+    else if (Name == "entry")
+      Entry = Value.str();
+    else if (Name == "lto=")
       Opts.Mode = ulto::parseLTOMode(Value);
-      Opts.ModeSpelling = A->getAsString(List);
-    } else if (Name == "verbose" || Name == "save-temps")
+    else if (Name == "verbose" || Name == "save-temps")
       Opts.Verbose = true;
   }
-  Opts.Request.Roots.push_back("_start");
+  Opts.Request.Roots.push_back(Entry);
   return Opts;
 }
 
@@ -130,7 +129,6 @@ int main(int Argc, char **Argv) {
 
   // @file arguments, expanded as lld expands them.
   BumpPtrAllocator Alloc;
-  StringSaver Saver(Alloc);
   SmallVector<const char *, 256> Args(Argv + 1, Argv + Argc);
   cl::ExpansionContext ECtx(Alloc, cl::TokenizeGNUCommandLine);
   if (Error E = ECtx.expandResponseFiles(Args)) {
