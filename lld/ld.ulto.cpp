@@ -7,6 +7,10 @@
 // file), and split modules with colliding module IDs (LLVM would merge their
 // internal type IDs silently). --verbose and --save-temps say what LTO does.
 //
+// --lto=distributed is lld's DTLTO with ulto's distributor (`ulto dist`, next
+// to ld.ulto) and clang-22 as the backend compiler: nothing to type. The
+// --dist-* options are ulto dist's options (--dist-jobs=N is --jobs=N).
+//
 //===----------------------------------------------------------------------===//
 
 #include "lld/Common/Driver.h"
@@ -15,6 +19,8 @@
 #include "llvm/Option/ArgList.h"
 #include "llvm/Option/OptTable.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/WithColor.h"
@@ -40,7 +46,11 @@ namespace {
 struct Options {
   ulto::LinkRequest Request;
   std::optional<ulto::LTOMode> Mode = ulto::LTOMode::Default;
+  /// Where the last --lto= stands in the arguments.
+  std::optional<unsigned> LTOModeIndex;
   bool Verbose = false;
+  bool HasDistributor = false;
+  bool HasRemoteCompiler = false;
 };
 
 // The one function that maps ld.lld's options onto ulto's view of the link.
@@ -84,8 +94,13 @@ Options readOptions(ArrayRef<const char *> Args) {
       Opts.Request.Roots.push_back(Value.str());
     else if (Name == "entry")
       Entry = Value.str();
-    else if (Name == "lto=")
+    else if (Name == "lto=") {
       Opts.Mode = ulto::parseLTOMode(Value);
+      Opts.LTOModeIndex = A->getIndex();
+    } else if (Name == "thinlto-distributor=")
+      Opts.HasDistributor = true;
+    else if (Name == "thinlto-remote-compiler=")
+      Opts.HasRemoteCompiler = true;
     else if (Name == "verbose" || Name == "save-temps")
       Opts.Verbose = true;
   }
@@ -95,6 +110,57 @@ Options readOptions(ArrayRef<const char *> Args) {
 
 void reportError(const Twine &Message) {
   WithColor::error(errs(), "ld.ulto") << Message << "\n";
+}
+
+// Takes ld.ulto's own options out of \p Args (lld does not know them) and
+// returns them as the ulto dist options they stand for.
+std::vector<std::string> takeDistOptions(SmallVectorImpl<const char *> &Args) {
+  std::vector<std::string> DistOptions;
+  llvm::erase_if(Args, [&](const char *A) {
+    StringRef Arg(A);
+    if (Arg == "--no-dist-cache")
+      DistOptions.push_back("--no-cache");
+    else if (Arg.consume_front("--dist-"))
+      DistOptions.push_back(("--" + Arg).str());
+    else
+      return false;
+    return true;
+  });
+  return DistOptions;
+}
+
+// lld's arguments for a distributed link: --lto=thin, with ulto dist as the
+// distributor and clang-22 as the backend compiler unless the command line
+// names its own. Empty after reporting an error.
+std::vector<std::string> distributedLinkArgs(const char *Argv0,
+                                             const Options &Opts,
+                                             ArrayRef<std::string> DistOptions) {
+  std::vector<std::string> Args;
+  if (Opts.HasDistributor) {
+    if (!DistOptions.empty())
+      reportError("--dist-* options are ulto dist's, and this link names "
+                  "its own --thinlto-distributor=");
+    else
+      Args.push_back("--lto=thin");
+    return Args;
+  }
+  SmallString<256> Ulto(
+      sys::fs::getMainExecutable(Argv0, reinterpret_cast<void *>(&reportError)));
+  sys::path::remove_filename(Ulto);
+  sys::path::append(Ulto, "ulto");
+  if (!sys::fs::can_execute(Ulto)) {
+    reportError("--lto=distributed runs ulto's distributor " + Ulto +
+                ", which does not exist; install ulto next to ld.ulto");
+    return Args;
+  }
+  Args.push_back("--lto=thin");
+  Args.push_back(("--thinlto-distributor=" + Ulto).str());
+  Args.push_back("--thinlto-distributor-arg=dist");
+  for (const std::string &Option : DistOptions)
+    Args.push_back("--thinlto-distributor-arg=" + Option);
+  if (!Opts.HasRemoteCompiler)
+    Args.push_back("--thinlto-remote-compiler=" ULTO_LLVM_TOOLS_DIR "/clang");
+  return Args;
 }
 
 // Checks the bitcode the link loads; false after reporting errors.
@@ -137,11 +203,11 @@ int main(int Argc, char **Argv) {
   }
 
   // What the link loads and how it wants LTO done.
+  std::vector<std::string> DistOptions = takeDistOptions(Args);
   Options Opts = readOptions(Args);
-  if (Opts.Mode == ulto::LTOMode::Distributed) {
-    reportError("--lto=distributed needs ulto's distributor, which this "
-                "ld.ulto does not have yet; link with --lto=thin or "
-                "--lto=full");
+  bool Distributed = Opts.Mode == ulto::LTOMode::Distributed;
+  if (!DistOptions.empty() && !Distributed) {
+    reportError("--dist-* options need --lto=distributed");
     return 1;
   }
 
@@ -154,6 +220,16 @@ int main(int Argc, char **Argv) {
   // The link itself: lld's ELF driver, in this process.
   SmallVector<const char *, 256> LLDArgs = {Argv[0], "-flavor", "gnu"};
   LLDArgs.append(Args.begin(), Args.end());
+  std::vector<std::string> DistArgs;
+  if (Distributed) {
+    DistArgs = distributedLinkArgs(Argv[0], Opts, DistOptions);
+    if (DistArgs.empty())
+      return 1;
+    // --lto=thin replaces --lto=distributed where it stood.
+    LLDArgs[3 + *Opts.LTOModeIndex] = DistArgs[0].c_str();
+    for (const std::string &Arg : ArrayRef(DistArgs).drop_front())
+      LLDArgs.push_back(Arg.c_str());
+  }
   lld::Result R =
       lld::lldMain(LLDArgs, outs(), errs(), {{lld::Gnu, &lld::elf::link}});
   return R.retCode;

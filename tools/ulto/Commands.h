@@ -14,6 +14,12 @@ namespace ulto {
 /// `ulto inspect FILE...`: the LTO modules in bitcode files and archives.
 int inspectMain(llvm::ArrayRef<const char *> Args);
 
+/// `ulto dist JOBS.json`: a ThinLTO distributor (LLVM's DTLTO protocol).
+int distMain(llvm::ArrayRef<const char *> Args);
+
+/// `ulto cache stats|prune`: the backend cache of `ulto dist`.
+int cacheMain(llvm::ArrayRef<const char *> Args);
+
 } // namespace ulto
 
 #endif // ULTO_TOOLS_ULTO_COMMANDS_H

@@ -29,6 +29,9 @@ struct Command {
 const Command Commands[] = {
     {"inspect", ulto::inspectMain,
      "show the LTO modules in bitcode files and archives"},
+    {"dist", ulto::distMain,
+     "run the ThinLTO backends of a distributed link (DTLTO distributor)"},
+    {"cache", ulto::cacheMain, "show or prune the backend cache of dist"},
 };
 
 void printUsage(raw_ostream &OS) {

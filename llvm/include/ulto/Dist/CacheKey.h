@@ -1,0 +1,69 @@
+//===- CacheKey.h - What determines a ThinLTO backend's object --*- C++ -*-===//
+//
+// A backend job's object is determined by the compiler, its options, the
+// module's bytes, the index shard's content and the bytes of the modules it
+// imports from. The key hashes exactly those, with every path the linker
+// chose (temporary names, archive-member files, build directories) replaced
+// by what it stands for, so that the same work hits across links, binaries
+// and build directories.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ULTO_DIST_CACHEKEY_H
+#define ULTO_DIST_CACHEKEY_H
+
+#include "ulto/Dist/JobList.h"
+
+#include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/BLAKE3.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/MemoryBufferRef.h"
+
+#include <mutex>
+#include <optional>
+#include <string>
+
+namespace ulto {
+
+using Digest = llvm::BLAKE3Result<32>;
+
+/// BLAKE3 digests of files, each read once however many jobs name it (a
+/// module imported by 50 jobs is hashed once). Thread-safe.
+class FileDigests {
+public:
+  llvm::Expected<Digest> get(llvm::StringRef Path);
+
+private:
+  std::mutex Mutex;
+  llvm::StringMap<Digest> Digests;
+};
+
+/// The job's arguments after the compiler, each path the job names replaced
+/// by its role: %module, %shard, %import, %output, %common<N>. A path given
+/// as an option value ("-fthinlto-index=PATH") is replaced after the '='.
+std::vector<std::string> normaliseArgs(const JobList &List,
+                                       const BackendJob &Job);
+
+/// The index shard as LLVM prints a summary index, with each module path
+/// replaced by \p NameOf(path) (when it has a value) and the module entries
+/// put in name order, so that the text depends on what the modules are, not
+/// on where they were.
+llvm::Expected<std::string> normaliseIndexShard(
+    llvm::MemoryBufferRef Shard,
+    llvm::function_ref<std::optional<std::string>(llvm::StringRef)> NameOf);
+
+/// Who compiles: the compiler executable's bytes and its --version output,
+/// less the line naming the install directory. \p Compiler is a path or a
+/// name looked up in PATH.
+llvm::Expected<std::string> computeCompilerIdentity(llvm::StringRef Compiler);
+
+/// The job's cache key, 64 hex digits.
+llvm::Expected<std::string> computeBackendKey(const JobList &List,
+                                              const BackendJob &Job,
+                                              llvm::StringRef CompilerIdentity,
+                                              FileDigests &Digests);
+
+} // namespace ulto
+
+#endif // ULTO_DIST_CACHEKEY_H

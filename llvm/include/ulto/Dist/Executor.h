@@ -1,0 +1,44 @@
+//===- Executor.h - Where backend jobs run ----------------------*- C++ -*-===//
+//
+// An executor runs one backend job's command and reports how it ended; the
+// distributor (Distributor.h) does everything around it: the cache, the
+// schedule, the output checks. Executors are called from several threads.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ULTO_DIST_EXECUTOR_H
+#define ULTO_DIST_EXECUTOR_H
+
+#include "ulto/Dist/JobList.h"
+
+#include "llvm/ADT/StringRef.h"
+
+#include <string>
+
+namespace ulto {
+
+struct ExecutionResult {
+  /// Why the job failed, as one phrase ("exited with status 1", "crashed:
+  /// Segmentation fault"); empty when it exited 0.
+  std::string Failure;
+  /// What the command wrote to stdout and stderr.
+  std::string Output;
+};
+
+class Executor {
+public:
+  virtual ~Executor();
+  virtual llvm::StringRef name() const = 0;
+  virtual ExecutionResult run(const JobList &List, const BackendJob &Job) = 0;
+};
+
+/// Runs each job as a process on this machine, in the linker's directory.
+class LocalExecutor final : public Executor {
+public:
+  llvm::StringRef name() const override { return "local"; }
+  ExecutionResult run(const JobList &List, const BackendJob &Job) override;
+};
+
+} // namespace ulto
+
+#endif // ULTO_DIST_EXECUTOR_H

@@ -1,0 +1,57 @@
+//===- Executor.cpp - Where backend jobs run ------------------------------===//
+
+#include "ulto/Dist/Executor.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FileUtilities.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Program.h"
+
+using namespace llvm;
+
+namespace ulto {
+
+Executor::~Executor() = default;
+
+ExecutionResult LocalExecutor::run(const JobList &List, const BackendJob &Job) {
+  ExecutionResult Result;
+  ErrorOr<std::string> Compiler = sys::findProgramByName(List.compiler());
+  if (!Compiler) {
+    Result.Failure = "could not be started: compiler '" +
+                     List.compiler().str() + "' not found";
+    return Result;
+  }
+
+  // stdout and stderr go to one file, shown if the job fails.
+  SmallString<128> OutputFile;
+  if (std::error_code EC =
+          sys::fs::createTemporaryFile("ulto-backend", "txt", OutputFile)) {
+    Result.Failure = "could not be started: " + EC.message();
+    return Result;
+  }
+  FileRemover Remover(OutputFile);
+
+  std::vector<std::string> Command = List.command(Job);
+  std::vector<StringRef> Args(Command.begin(), Command.end());
+  std::optional<StringRef> Redirects[] = {StringRef(), StringRef(OutputFile),
+                                          StringRef(OutputFile)};
+  std::string ErrMsg;
+  bool ExecutionFailed = false;
+  int Status = sys::ExecuteAndWait(*Compiler, Args, std::nullopt, Redirects,
+                                   /*SecondsToWait=*/0, /*MemoryLimit=*/0,
+                                   &ErrMsg, &ExecutionFailed);
+  if (ErrorOr<std::unique_ptr<MemoryBuffer>> Output =
+          MemoryBuffer::getFile(OutputFile, /*IsText=*/true))
+    Result.Output = (*Output)->getBuffer().str();
+
+  if (ExecutionFailed)
+    Result.Failure = "could not be started: " + ErrMsg;
+  else if (Status == -2)
+    Result.Failure = "crashed: " + ErrMsg;
+  else if (Status != 0)
+    Result.Failure = "exited with status " + std::to_string(Status);
+  return Result;
+}
+
+} // namespace ulto

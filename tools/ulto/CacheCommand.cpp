@@ -1,0 +1,113 @@
+//===- CacheCommand.cpp - ulto cache --------------------------------------===//
+//
+// `ulto cache stats` and `ulto cache prune` manage the backend cache that
+// `ulto dist` (and so ld.ulto --lto=distributed) fills.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Commands.h"
+
+#include "ulto/Dist/BackendCache.h"
+
+#include "llvm/Option/ArgList.h"
+#include "llvm/Option/OptTable.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/WithColor.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace llvm;
+using namespace ulto;
+
+namespace {
+
+enum ID {
+  OPT_INVALID = 0,
+#define OPTION(...) LLVM_MAKE_OPT_ID(__VA_ARGS__),
+#include "CacheOpts.inc"
+#undef OPTION
+};
+
+#define OPTTABLE_STR_TABLE_CODE
+#include "CacheOpts.inc"
+#undef OPTTABLE_STR_TABLE_CODE
+
+#define OPTTABLE_PREFIXES_TABLE_CODE
+#include "CacheOpts.inc"
+#undef OPTTABLE_PREFIXES_TABLE_CODE
+
+using namespace llvm::opt;
+constexpr OptTable::Info InfoTable[] = {
+#define OPTION(...) LLVM_CONSTRUCT_OPT_INFO(__VA_ARGS__),
+#include "CacheOpts.inc"
+#undef OPTION
+};
+
+class CacheOptTable : public opt::GenericOptTable {
+public:
+  CacheOptTable()
+      : GenericOptTable(OptionStrTable, OptionPrefixesTable, InfoTable) {}
+};
+
+constexpr StringLiteral ToolName = "ulto cache";
+
+raw_ostream &error() { return WithColor::error(errs(), ToolName); }
+
+int printStats(StringRef Dir, bool JSON) {
+  Expected<CacheStats> Stats = readCacheStats(Dir);
+  if (!Stats) {
+    error() << toString(Stats.takeError()) << "\n";
+    return 1;
+  }
+  if (JSON) {
+    json::OStream J(outs());
+    J.object([&] {
+      J.attribute("directory", Dir);
+      J.attribute("entries", int64_t(Stats->Entries));
+      J.attribute("bytes", int64_t(Stats->Bytes));
+    });
+    outs() << "\n";
+    return 0;
+  }
+  outs() << "directory: " << Dir << "\n"
+         << "entries:   " << Stats->Entries << "\n"
+         << "bytes:     " << Stats->Bytes << "\n";
+  return 0;
+}
+
+} // namespace
+
+int ulto::cacheMain(ArrayRef<const char *> Args) {
+  CacheOptTable Table;
+  unsigned MissingIndex, MissingCount;
+  opt::InputArgList ArgList = Table.ParseArgs(Args, MissingIndex, MissingCount);
+  if (ArgList.hasArg(OPT_help)) {
+    Table.printHelp(outs(), "ulto cache stats|prune [options]",
+                    "Manage the ThinLTO backend cache of ulto dist");
+    return 0;
+  }
+  bool BadArgs = false;
+  for (const opt::Arg *A : ArgList.filtered(OPT_UNKNOWN)) {
+    error() << "unknown argument '" << A->getAsString(ArgList) << "'\n";
+    BadArgs = true;
+  }
+  std::vector<std::string> Actions = ArgList.getAllArgValues(OPT_INPUT);
+  if (!BadArgs && (Actions.size() != 1 ||
+                   (Actions[0] != "stats" && Actions[0] != "prune"))) {
+    error() << "expected one action: stats or prune\n";
+    BadArgs = true;
+  }
+  if (BadArgs)
+    return 1;
+
+  std::string Dir =
+      ArgList.getLastArgValue(OPT_cache_dir, defaultCacheDirectory()).str();
+  if (Actions[0] == "stats")
+    return printStats(Dir, ArgList.hasArg(OPT_json));
+
+  if (Error E = pruneBackendCache(
+          Dir, ArgList.getLastArgValue(OPT_policy, DefaultCachePolicy))) {
+    error() << toString(std::move(E)) << "\n";
+    return 1;
+  }
+  return printStats(Dir, ArgList.hasArg(OPT_json));
+}

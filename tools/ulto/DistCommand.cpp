@@ -1,0 +1,194 @@
+//===- DistCommand.cpp - ulto dist ----------------------------------------===//
+//
+// `ulto dist [options] JOBS.json` is a ThinLTO distributor for LLVM 22's
+// DTLTO: ld.ulto --lto=distributed runs it, and so can stock lld and clang:
+//
+//   ld.lld --thinlto-distributor=ulto --thinlto-distributor-arg=dist ...
+//   clang -fthinlto-distributor=ulto -Xthinlto-distributor=dist ...
+//
+// lld appends the job list's path after the options and waits; a non-zero
+// exit fails the link.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Commands.h"
+
+#include "ulto/Dist/BackendCache.h"
+#include "ulto/Dist/Distributor.h"
+#include "ulto/Dist/Executor.h"
+#include "ulto/Dist/JobList.h"
+#include "ulto/Dist/NinjaFile.h"
+
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Option/ArgList.h"
+#include "llvm/Option/OptTable.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/TimeProfiler.h"
+#include "llvm/Support/WithColor.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace llvm;
+using namespace ulto;
+
+namespace {
+
+enum ID {
+  OPT_INVALID = 0,
+#define OPTION(...) LLVM_MAKE_OPT_ID(__VA_ARGS__),
+#include "DistOpts.inc"
+#undef OPTION
+};
+
+#define OPTTABLE_STR_TABLE_CODE
+#include "DistOpts.inc"
+#undef OPTTABLE_STR_TABLE_CODE
+
+#define OPTTABLE_PREFIXES_TABLE_CODE
+#include "DistOpts.inc"
+#undef OPTTABLE_PREFIXES_TABLE_CODE
+
+using namespace llvm::opt;
+constexpr OptTable::Info InfoTable[] = {
+#define OPTION(...) LLVM_CONSTRUCT_OPT_INFO(__VA_ARGS__),
+#include "DistOpts.inc"
+#undef OPTION
+};
+
+class DistOptTable : public opt::GenericOptTable {
+public:
+  DistOptTable()
+      : GenericOptTable(OptionStrTable, OptionPrefixesTable, InfoTable) {}
+};
+
+constexpr StringLiteral ToolName = "ulto dist";
+
+raw_ostream &error() { return WithColor::error(errs(), ToolName); }
+
+// Writes \p Path whole or not at all.
+bool writeFile(StringRef Path, function_ref<void(raw_ostream &)> Write) {
+  Error E = writeToOutput(Path, [&](raw_ostream &OS) {
+    Write(OS);
+    return Error::success();
+  });
+  if (!E)
+    return true;
+  error() << Path << ": " << toString(std::move(E)) << "\n";
+  return false;
+}
+
+} // namespace
+
+int ulto::distMain(ArrayRef<const char *> Args) {
+  DistOptTable Table;
+  unsigned MissingIndex, MissingCount;
+  opt::InputArgList ArgList = Table.ParseArgs(Args, MissingIndex, MissingCount);
+  if (ArgList.hasArg(OPT_help)) {
+    Table.printHelp(outs(), "ulto dist [options] <jobs.json>",
+                    "Run the ThinLTO backend jobs of a distributed link");
+    return 0;
+  }
+
+  bool BadArgs = false;
+  for (const opt::Arg *A : ArgList.filtered(OPT_UNKNOWN)) {
+    error() << "unknown argument '" << A->getAsString(ArgList) << "'\n";
+    BadArgs = true;
+  }
+  DistOptions Opts;
+  if (const opt::Arg *A = ArgList.getLastArg(OPT_jobs)) {
+    if (StringRef(A->getValue()).getAsInteger(10, Opts.Parallelism) ||
+        Opts.Parallelism == 0) {
+      error() << "invalid --jobs value '" << A->getValue()
+              << "': expected a positive number\n";
+      BadArgs = true;
+    }
+  }
+  StringRef ExecutorName = ArgList.getLastArgValue(OPT_executor, "local");
+  if (ExecutorName != "local") {
+    error() << "unknown executor '" << ExecutorName << "'; executors: local\n";
+    BadArgs = true;
+  }
+  StringRef Progress = ArgList.getLastArgValue(OPT_progress, "auto");
+  std::optional<bool> ShowProgress =
+      StringSwitch<std::optional<bool>>(Progress)
+          .Case("auto", sys::Process::StandardErrIsDisplayed())
+          .Case("always", true)
+          .Case("never", false)
+          .Default(std::nullopt);
+  if (!ShowProgress) {
+    error() << "invalid --progress value '" << Progress
+            << "': expected auto, always or never\n";
+    BadArgs = true;
+  }
+  std::vector<std::string> Inputs = ArgList.getAllArgValues(OPT_INPUT);
+  if (Inputs.size() != 1 && !BadArgs) {
+    error() << (Inputs.empty() ? "no job list given"
+                               : "expected one job list, got " +
+                                     std::to_string(Inputs.size()))
+            << "\n";
+    BadArgs = true;
+  }
+  if (BadArgs)
+    return 1;
+  Opts.Progress = *ShowProgress;
+
+  Expected<JobList> List = readJobList(Inputs[0]);
+  if (!List) {
+    error() << toString(List.takeError()) << "\n";
+    return 1;
+  }
+
+  if (const opt::Arg *A = ArgList.getLastArg(OPT_emit_ninja))
+    if (!writeFile(A->getValue(),
+                   [&](raw_ostream &OS) { writeNinjaFile(*List, OS); }))
+      return 1;
+
+  std::string CacheDir =
+      ArgList.getLastArgValue(OPT_cache_dir, defaultCacheDirectory()).str();
+  std::string Policy =
+      ArgList.getLastArgValue(OPT_cache_policy, DefaultCachePolicy).str();
+  std::unique_ptr<BackendCache> Cache;
+  if (!ArgList.hasArg(OPT_no_cache)) {
+    Expected<std::unique_ptr<BackendCache>> Opened =
+        BackendCache::open(CacheDir);
+    if (!Opened) {
+      // A link must not fail for want of a cache.
+      WithColor::warning(errs(), ToolName)
+          << toString(Opened.takeError()) << "; running without a cache\n";
+    } else {
+      Cache = std::move(*Opened);
+      Opts.Cache = Cache.get();
+    }
+  }
+  // Pruning before the link never removes what this link stores.
+  if (Cache)
+    if (Error E = prunePeriodically(CacheDir, Policy)) {
+      error() << toString(std::move(E)) << "\n";
+      return 1;
+    }
+
+  StringRef TraceFile = ArgList.getLastArgValue(OPT_time_trace);
+  Opts.TimeTrace = !TraceFile.empty();
+  if (Opts.TimeTrace)
+    timeTraceProfilerInitialize(/*TimeTraceGranularity=*/0, ToolName);
+
+  LocalExecutor Local;
+  DistSummary Summary;
+  {
+    TimeTraceScope Scope("ulto dist", List->LinkerOutput);
+    Summary = runBackends(*List, Local, Opts, errs());
+  }
+
+  bool Ok = Summary.Failed == 0;
+  if (Opts.TimeTrace) {
+    Ok &= writeFile(TraceFile, [&](raw_ostream &OS) {
+      SmallString<0> Trace;
+      raw_svector_ostream TraceOS(Trace);
+      timeTraceProfilerWrite(TraceOS);
+      OS << Trace;
+    });
+    timeTraceProfilerCleanup();
+  }
+  if (!ArgList.hasArg(OPT_quiet))
+    errs() << Summary.format(Local.name()) << "\n";
+  return Ok ? 0 : 1;
+}
