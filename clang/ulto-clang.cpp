@@ -107,8 +107,8 @@ struct UltoDriverOptions {
 };
 
 // Takes ulto's driver options off the command line, where clang would reject
-// them. -flto=distributed compiles as -flto=thin: distribution is a link-time
-// choice.
+// them. -flto=distributed compiles as -flto=thin -funified-lto: distribution
+// is a link-time choice, and ld.ulto --lto=distributed links unified bitcode.
 static UltoDriverOptions takeUltoOptions(SmallVectorImpl<const char *> &Args) {
   UltoDriverOptions Opts;
   llvm::erase_if(Args, [&](const char *Arg) {
@@ -117,11 +117,17 @@ static UltoDriverOptions takeUltoOptions(SmallVectorImpl<const char *> &Args) {
     Opts.Pipeline.push_back(Arg);
     return true;
   });
-  for (const char *&Arg : Args)
-    if (Arg && StringRef(Arg) == "-flto=distributed") {
+  bool UnifiedGiven = false;
+  for (const char *&Arg : Args) {
+    StringRef A = Arg ? StringRef(Arg) : StringRef();
+    UnifiedGiven |= A == "-funified-lto" || A == "-fno-unified-lto";
+    if (A == "-flto=distributed") {
       Arg = "-flto=thin";
       Opts.Distributed = true;
     }
+  }
+  if (Opts.Distributed && !UnifiedGiven)
+    Args.push_back("-funified-lto");
   return Opts;
 }
 

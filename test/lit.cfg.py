@@ -19,3 +19,9 @@ config.environment["LC_ALL"] = "C"
 config.substitutions.append(("%clangxx22", os.path.join(config.llvm_tools_dir, "clang++")))
 config.substitutions.append(("%clang22", os.path.join(config.llvm_tools_dir, "clang")))
 config.substitutions.append(("%lld22", os.path.join(config.llvm_tools_dir, "ld.lld")))
+# Distributed links cache backend objects; keep tests' entries out of the
+# user's cache. Tests that count cache hits name their own directory.
+config.environment["ULTO_CACHE_DIR"] = os.path.join(config.test_exec_root,
+                                                    "ulto-cache")
+# Stock lld and clang run a distributor by path, not through PATH.
+config.substitutions.append(("%ulto", os.path.join(config.ulto_tools_dir, "ulto")))

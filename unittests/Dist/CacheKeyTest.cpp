@@ -1,0 +1,165 @@
+//===- CacheKeyTest.cpp - Keys name content, not paths --------------------===//
+//
+// normaliseArgs on hand-made jobs; normaliseIndexShard and computeBackendKey
+// on index shards written by LLVM's own bitcode writer, as the same link laid
+// out under different names.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ulto/Dist/CacheKey.h"
+
+#include "llvm/Bitcode/BitcodeWriter.h"
+#include "llvm/IR/ModuleSummaryIndex.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Testing/Support/SupportHelpers.h"
+#include "ErrorText.h"
+#include "gtest/gtest.h"
+
+using namespace llvm;
+using namespace ulto;
+using namespace ulto::test;
+
+namespace {
+
+JobList jobList(StringRef Dir, StringRef Module, StringRef Import) {
+  auto In = [&](StringRef Name) { return (Dir + "/" + Name).str(); };
+  JobList List;
+  List.LinkerOutput = In("app");
+  List.CommonArgs = {"clang", "-c", "-O2",
+                     "-fprofile-sample-use=" + In("prof.txt")};
+  List.CommonInputs = {In("prof.txt")};
+  BackendJob Job;
+  Job.Inputs = {In(Module), In(Module) + ".1.thinlto.bc", In(Import)};
+  Job.Outputs = {In(Module) + ".1.native.o"};
+  Job.Args = {Job.Inputs[0], "-fthinlto-index=" + Job.Inputs[1], "-o",
+              Job.Outputs[0]};
+  List.Jobs = {Job};
+  return List;
+}
+
+TEST(CacheKeyTest, ArgsNameRolesNotPaths) {
+  JobList List = jobList("/build/one", "lib.a(m.o at 8).4.1A2B.o", "b.o");
+  EXPECT_EQ(normaliseArgs(List, List.Jobs[0]),
+            (std::vector<std::string>{"-c", "-O2",
+                                      "-fprofile-sample-use=%common0",
+                                      "%module", "-fthinlto-index=%shard",
+                                      "-o", "%output"}));
+  JobList Other = jobList("/elsewhere", "m.o", "b.o");
+  EXPECT_EQ(normaliseArgs(List, List.Jobs[0]),
+            normaliseArgs(Other, Other.Jobs[0]));
+}
+
+// A shard naming \p ModulePath (which defines \p GUID) and \p ImportPath.
+std::string shard(StringRef ModulePath, StringRef ImportPath,
+                  GlobalValue::GUID GUID, uint32_t ImportHash = 2) {
+  ModuleSummaryIndex Index(/*HaveGVs=*/false);
+  Index.addModule(ModulePath, ModuleHash{{1, 1, 1, 1, 1}});
+  Index.addModule(ImportPath, ModuleHash{{ImportHash, 2, 2, 2, 2}});
+  for (auto [Path, G] : {std::pair(ModulePath, GUID),
+                         std::pair(ImportPath, GUID + 1)}) {
+    SmallVector<FunctionSummary::EdgeTy, 0> NoCalls;
+    auto Summary = std::make_unique<FunctionSummary>(
+        FunctionSummary::makeDummyFunctionSummary(std::move(NoCalls)));
+    Summary->setModulePath(Index.getModule(Path)->first());
+    Index.addGlobalValueSummary(Index.getOrInsertValueInfo(G),
+                                std::move(Summary));
+  }
+  std::string Bytes;
+  raw_string_ostream OS(Bytes);
+  writeIndexToFile(Index, OS);
+  return Bytes;
+}
+
+std::string normalise(StringRef Bytes,
+                      std::map<std::string, std::string> Names) {
+  Expected<std::string> Text = normaliseIndexShard(
+      MemoryBufferRef(Bytes, "shard"),
+      [&](StringRef Path) -> std::optional<std::string> {
+        auto It = Names.find(Path.str());
+        if (It == Names.end())
+          return std::nullopt;
+        return It->second;
+      });
+  EXPECT_EQ(errorText(Text), "");
+  return Text ? *Text : "";
+}
+
+TEST(CacheKeyTest, ShardTextNamesModulesByContent) {
+  // The same modules under other names, sorting the other way round.
+  std::string A = normalise(shard("a/zz.o", "a/b.o", 100),
+                            {{"a/zz.o", "M"}, {"a/b.o", "I"}});
+  std::string B = normalise(shard("/x/lib.a(m.o at 8).o", "/x/z.o", 100),
+                            {{"/x/lib.a(m.o at 8).o", "M"}, {"/x/z.o", "I"}});
+  EXPECT_EQ(A, B);
+  EXPECT_EQ(A.find("a/zz.o"), std::string::npos) << A;
+  EXPECT_NE(A.find("module: M"), std::string::npos) << A;
+
+  // What the backend reads differs: so does the text.
+  EXPECT_NE(A, normalise(shard("a/zz.o", "a/b.o", 200),
+                         {{"a/zz.o", "M"}, {"a/b.o", "I"}}));
+  EXPECT_NE(A, normalise(shard("a/zz.o", "a/b.o", 100, /*ImportHash=*/3),
+                         {{"a/zz.o", "M"}, {"a/b.o", "I"}}));
+}
+
+TEST(CacheKeyTest, ShardMustBeAnIndex) {
+  EXPECT_NE(errorText(normaliseIndexShard(
+                MemoryBufferRef("not bitcode", "s.bc"),
+                [](StringRef) -> std::optional<std::string> {
+                  return std::nullopt;
+                })),
+            "");
+}
+
+// One link's files under \p Dir, with the given names and contents.
+JobList writeLink(StringRef Dir, StringRef Module, StringRef Import,
+                  StringRef ImportBytes) {
+  JobList List = jobList(Dir, Module, Import);
+  const BackendJob &Job = List.Jobs[0];
+  auto Write = [](StringRef Path, StringRef Bytes) {
+    std::error_code EC;
+    raw_fd_ostream OS(Path, EC);
+    ASSERT_FALSE(EC) << Path.str();
+    OS << Bytes;
+  };
+  Write(Job.module(), "module bytes");
+  Write(Job.imports()[0], ImportBytes);
+  Write(List.CommonInputs[0], "profile");
+  Write(Job.indexShard(), shard(Job.module(), Job.imports()[0], 100));
+  return List;
+}
+
+TEST(CacheKeyTest, KeyIsPathIndependent) {
+  unittest::TempDir One("one", /*Unique=*/true), Two("two", true);
+  FileDigests Digests;
+  auto Key = [&](const JobList &List, StringRef Compiler = "clang-22 id") {
+    Expected<std::string> K =
+        computeBackendKey(List, List.Jobs[0], Compiler, Digests);
+    EXPECT_EQ(errorText(K), "");
+    return K ? *K : "";
+  };
+
+  JobList A = writeLink(One.path(), "m.o", "b.o", "import v1");
+  JobList B = writeLink(Two.path(), "lib.a(m.o at 8).3.F00.o", "other.o",
+                        "import v1");
+  std::string KeyA = Key(A);
+  EXPECT_EQ(KeyA.size(), 64u);
+  EXPECT_EQ(KeyA, Key(B));
+
+  // Each thing the object depends on changes the key.
+  EXPECT_NE(KeyA, Key(A, "clang-23 id"));
+  JobList O3 = A;
+  O3.CommonArgs[2] = "-O3";
+  EXPECT_NE(KeyA, Key(O3));
+  unittest::TempDir Three("three", true);
+  EXPECT_NE(KeyA, Key(writeLink(Three.path(), "m.o", "b.o", "import v2")));
+}
+
+TEST(CacheKeyTest, MissingInputIsAnError) {
+  FileDigests Digests;
+  JobList List = jobList("/nonexistent", "m.o", "b.o");
+  EXPECT_NE(errorText(computeBackendKey(List, List.Jobs[0], "id", Digests)), "");
+}
+
+} // namespace
