@@ -1,0 +1,565 @@
+#!/usr/bin/env python3
+"""Distributed ThinLTO benchmark: ld.ulto --lto=distributed against ld.lld-22.
+
+Compiles a generated corpus (gen_corpus.py) once to unified bitcode with
+ulto-clang++ (objects plus an archive of about half the units, as
+link_bench.py does) and links the same inputs, through clang-22's driver, as
+
+  lld-inproc           ld.lld-22 --lto=thin, in-process ThinLTO backends
+  lld-dtlto-seq        ld.lld-22 --lto=thin, DTLTO with seq_distributor.py
+                       (the jobs one after another) and clang-22 as compiler
+  ulto-dist-cold       ld.ulto --lto=distributed, fresh empty cache
+  ulto-dist-nochange   the same link again, warm cache, nothing changed
+  ulto-dist-onechange  one unit's source edited and its object recompiled,
+                       relinked with the warm cache
+
+and finally copies the sources to a second directory, compiles them there
+with the same relative commands and links there with the cache warmed in the
+first: the share of cache hits says whether cache keys depend on where a
+build lives. Reported: link wall and CPU time (os.wait4 on the driver, which
+covers the linker, the distributor and every backend compile they waited
+for), ratios within each round, ulto dist's job counts. Every linked binary is
+run and its output compared with the corpus's expected_output.txt.
+"""
+
+import argparse
+import contextlib
+import filecmp
+import json
+import os
+import re
+import shlex
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Dict, Iterator, List, Optional, Tuple
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import compile_bench  # noqa: E402  (sibling scripts, imported after sys.path setup)
+import gen_corpus  # noqa: E402
+import link_bench  # noqa: E402
+
+LLVM_BIN = compile_bench.LLVM_BIN
+BENCH_DIR = compile_bench.BENCH_DIR
+SEQ_DISTRIBUTOR = BENCH_DIR / "seq_distributor.py"
+LinkError = link_bench.LinkError
+
+# Rotation slots: the three ulto-dist links depend on each other's cache, so
+# they run together, in this order, as one slot.
+SLOTS = ["lld-inproc", "lld-dtlto-seq", "ulto-dist"]
+ULTO_CHAIN = ["ulto-dist-cold", "ulto-dist-nochange", "ulto-dist-onechange"]
+SECOND_DIR = "ulto-dist-second-dir"
+
+ULTO_SUMMARY = re.compile(r"^ulto dist: (\d+) jobs?: (\d+) cached, (\d+) executed, "
+                          r"(\d+) failed \(([^,]+), (\d+) at once\).*$", re.M)
+SEQ_SUMMARY = re.compile(r"^seq_distributor: (\d+) jobs, wall .*$", re.M)
+
+
+@dataclass
+class DistConfig:
+    name: str
+    label: str     # what check_binary's messages call it
+    linker: Path   # given to clang++ as --ld-path
+    mode: str      # the -Wl,--lto= value
+    output: Path   # absolute; the link writes it as bin/<name> in its tree
+    cpu_rounds: List[float] = field(default_factory=list)
+    wall_rounds: List[float] = field(default_factory=list)
+    jobs_rounds: List[Optional[int]] = field(default_factory=list)
+    cached_rounds: List[Optional[int]] = field(default_factory=list)
+    executed_rounds: List[Optional[int]] = field(default_factory=list)
+    parallelism: Optional[int] = None
+    sizes: List[int] = field(default_factory=list)
+    messages: List[str] = field(default_factory=list)  # other stderr lines, deduplicated
+
+
+@dataclass
+class LinkResult:
+    cpu: float
+    wall: float
+    size: int
+    jobs: Optional[int] = None      # backend jobs, from the distributor's summary line
+    cached: Optional[int] = None
+    executed: Optional[int] = None
+    parallelism: Optional[int] = None
+    other_stderr: List[str] = field(default_factory=list)
+
+
+# --- Helpers -------------------------------------------------------------------------
+
+@contextlib.contextmanager
+def in_dir(path: Path) -> Iterator[None]:
+    """Run a block with `path` as the working directory, so that the sibling
+    scripts' helpers, which take paths as given, see relative paths."""
+    old = Path.cwd()
+    os.chdir(path)
+    try:
+        yield
+    finally:
+        os.chdir(old)
+
+
+def check_tools(ulto_bin: Path) -> None:
+    """Every program the run needs, before anything is built."""
+    needed = [ulto_bin / "ulto-clang++", ulto_bin / "ld.ulto", ulto_bin / "ulto",
+              LLVM_BIN / "clang++", LLVM_BIN / "clang", LLVM_BIN / "ld.lld",
+              LLVM_BIN / "llvm-ar", Path(sys.executable)]
+    missing = [str(p) for p in needed if not os.access(p, os.X_OK)]
+    if not SEQ_DISTRIBUTOR.is_file():
+        missing.append(str(SEQ_DISTRIBUTOR))
+    if missing:
+        raise LinkError("missing (or not executable):\n  " + "\n  ".join(missing))
+
+
+def timed_link(argv: List[str], cwd: Path, what: str) -> Tuple[float, float, str]:
+    """Run argv in cwd; returns (CPU s of it and every descendant it waited
+    for, wall s, stderr). link_bench.timed_run has neither cwd nor stderr."""
+    err = tempfile.TemporaryFile()
+    start = time.perf_counter()
+    try:
+        proc = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.DEVNULL, stderr=err)
+    except OSError as e:
+        err.close()
+        raise LinkError(f"{what}: cannot run {argv[0]}: {e}") from e
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    err.seek(0)
+    stderr = err.read().decode(errors="replace")
+    err.close()
+    if proc.returncode != 0:
+        tail = "\n".join(stderr.strip().splitlines()[-30:])
+        raise LinkError(f"{what} failed (exit status {proc.returncode}), in {cwd}:\n"
+                        f"  {shlex.join(argv)}\n{tail}")
+    return usage.ru_utime + usage.ru_stime, wall, stderr
+
+
+def unit_compiler(ulto_bin: Path) -> compile_bench.Config:
+    """The compile link_bench.build_inputs does, for recompiling here."""
+    return compile_bench.Config("U", "ulto-clang++ -flto -funified-lto",
+                                ulto_bin / "ulto-clang++", link_bench.COMPILE_FLAGS)
+
+
+def compile_in(tree: Path, ulto_bin: Path, sources: List[str],
+               parallel: int) -> Tuple[float, float]:
+    """Compile corpus/<src> to obj/<stem>.o in `tree`, paths relative to it
+    (so the commands are the same in any tree). Returns (CPU s, wall s)."""
+    with in_dir(tree):
+        jobs = compile_bench.compile_jobs(unit_compiler(ulto_bin), Path("corpus"),
+                                          sources, Path("obj"))
+        try:
+            cpu, wall = compile_bench.run_jobs(jobs, parallel)
+        except compile_bench.CompileError as e:
+            raise LinkError(f"in {tree}: {e}") from e
+    return sum(cpu), wall
+
+
+# --- Building the inputs ---------------------------------------------------------------
+
+def build_first(args: argparse.Namespace, tree: Path) -> link_bench.Inputs:
+    """Corpus, objects and archive in `tree`, all named relative to it."""
+    tree.mkdir(parents=True)
+    with in_dir(tree):
+        inputs = link_bench.build_inputs(args, Path("corpus"), Path("obj"))
+    (tree / "bin").mkdir()
+    return inputs
+
+
+def build_second(args: argparse.Namespace, first: Path, second: Path,
+                 inputs: link_bench.Inputs) -> dict:
+    """The same build at another absolute path: the sources copied, compiled
+    with the same relative commands, the archive made the same way."""
+    second.mkdir(parents=True)
+    shutil.copytree(first / "corpus", second / "corpus")
+    (second / "bin").mkdir()
+    sources = (second / "corpus" / "units.txt").read_text().split()
+    cpu, wall = compile_in(second, args.ulto_bin, sources, args.jobs)
+    in_archive = set(inputs.members)
+    members = [str(Path("obj") / (Path(s).stem + ".o")) for s in sources if s in in_archive]
+    proc = subprocess.run([str(LLVM_BIN / "llvm-ar"), "rcs", str(inputs.archive), *members],
+                          cwd=second, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise LinkError(f"llvm-ar failed in {second}:\n{proc.stderr}")
+    files = [*inputs.objects, inputs.archive]
+    differ = [str(f) for f in files
+              if not filecmp.cmp(first / f, second / f, shallow=False)]
+    print(f"second tree {second}: compiled {len(sources)} sources "
+          f"(cpu {cpu:.1f} s, wall {wall:.1f} s); "
+          f"{len(files) - len(differ)}/{len(files)} link inputs byte-identical "
+          f"to the first tree's", flush=True)
+    return {"path": str(second), "compile_cpu_s": cpu, "compile_wall_s": wall,
+            "link_inputs": len(files), "link_inputs_differing": differ}
+
+
+def touch_target(args: argparse.Namespace, inputs: link_bench.Inputs) -> str:
+    """The unit the onechange link edits: the first public unit linked as an
+    object (main.cpp calls every public unit, so its module is imported from);
+    failing that, the first generated unit linked as an object."""
+    direct = {p.stem for p in inputs.objects}
+    units = [u for u in gen_corpus.plan_units(args.seed, args.units) if u.name in direct]
+    if not units:
+        raise LinkError("no generated unit is linked as an object; use more --units")
+    public = [u for u in units if not u.internal]
+    return (public or units)[0].name + ".cpp"
+
+
+# --- Linking ----------------------------------------------------------------------------
+
+def make_configs(ulto_bin: Path, tree: Path) -> Dict[str, DistConfig]:
+    lld, ulto = LLVM_BIN / "ld.lld", ulto_bin / "ld.ulto"
+    specs = [("lld-inproc", "ld.lld-22 --lto=thin (in-process)", lld, "thin"),
+             ("lld-dtlto-seq", "ld.lld-22 --lto=thin, DTLTO seq_distributor.py", lld, "thin"),
+             ("ulto-dist-cold", "ld.ulto --lto=distributed, empty cache", ulto,
+              "distributed"),
+             ("ulto-dist-nochange", "ld.ulto --lto=distributed, warm cache, no change",
+              ulto, "distributed"),
+             ("ulto-dist-onechange", "ld.ulto --lto=distributed, warm cache, one unit "
+              "changed", ulto, "distributed"),
+             (SECOND_DIR, "ld.ulto --lto=distributed, second tree, first tree's cache",
+              ulto, "distributed")]
+    return {name: DistConfig(name, label, linker, mode, tree / "bin" / name)
+            for name, label, linker, mode in specs}
+
+
+def link_argv(config: DistConfig, inputs: link_bench.Inputs, thinlto_jobs: Optional[int],
+              cache: Optional[Path]) -> List[str]:
+    """The link through clang-22's driver, inputs and output relative to the
+    tree it runs in."""
+    extra: List[str] = []
+    if config.name == "lld-dtlto-seq":
+        # The interpreter as the distributor: works whatever the script's mode.
+        extra = [f"-Wl,--thinlto-distributor={sys.executable}",
+                 f"-Wl,--thinlto-distributor-arg={SEQ_DISTRIBUTOR}",
+                 f"-Wl,--thinlto-remote-compiler={LLVM_BIN / 'clang'}"]
+    elif config.mode == "distributed":
+        extra = [f"-Wl,--dist-cache-dir={cache}"]
+        if thinlto_jobs:
+            extra.append(f"-Wl,--dist-jobs={thinlto_jobs}")
+    elif thinlto_jobs:
+        extra = [f"-Wl,--thinlto-jobs={thinlto_jobs}"]
+    return [str(LLVM_BIN / "clang++"), "-fuse-ld=lld", f"--ld-path={config.linker}",
+            "-O2", "-flto=thin", f"-Wl,--lto={config.mode}", *extra,
+            *map(str, inputs.objects), str(inputs.archive),
+            "-o", str(Path("bin") / config.output.name)]
+
+
+def link_once(config: DistConfig, tree: Path, inputs: link_bench.Inputs, expected: str,
+              thinlto_jobs: Optional[int], cache: Optional[Path] = None) -> LinkResult:
+    """One timed link in `tree`, its program checked, its distributor's
+    summary line read."""
+    argv = link_argv(config, inputs, thinlto_jobs, cache)
+    output = tree / "bin" / config.output.name
+    output.unlink(missing_ok=True)
+    cpu, wall, stderr = timed_link(argv, tree, f"link {config.name}")
+    checked = DistConfig(config.name, config.label, config.linker, config.mode, output)
+    size = link_bench.check_binary(checked, expected, argv)
+    result = LinkResult(cpu, wall, size)
+    if config.mode == "distributed":
+        found = ULTO_SUMMARY.findall(stderr)
+        if len(found) != 1:
+            raise LinkError(f"link {config.name}: expected one `ulto dist:` summary line "
+                            f"on stderr, found {len(found)}:\n  {shlex.join(argv)}\n{stderr}")
+        jobs, cached, executed, failed, _, at_once = found[0]
+        result.jobs, result.cached, result.executed = int(jobs), int(cached), int(executed)
+        result.parallelism = int(at_once)
+        if int(failed):
+            raise LinkError(f"link {config.name}: ulto dist reports {failed} failed jobs "
+                            f"but the link succeeded:\n{stderr}")
+        summary = ULTO_SUMMARY
+    elif config.name == "lld-dtlto-seq":
+        found = SEQ_SUMMARY.findall(stderr)
+        if len(found) != 1:
+            raise LinkError(f"link {config.name}: expected one `seq_distributor:` summary "
+                            f"line on stderr, found {len(found)}:\n  {shlex.join(argv)}\n"
+                            f"{stderr}")
+        result.jobs = int(found[0])
+        summary = SEQ_SUMMARY
+    else:
+        summary = None
+    result.other_stderr = [line for line in stderr.splitlines()
+                           if line.strip() and not (summary and summary.match(line))]
+    return result
+
+
+def record(config: DistConfig, result: LinkResult, r: int, rounds: int) -> None:
+    config.cpu_rounds.append(result.cpu)
+    config.wall_rounds.append(result.wall)
+    config.sizes.append(result.size)
+    config.jobs_rounds.append(result.jobs)
+    config.cached_rounds.append(result.cached)
+    config.executed_rounds.append(result.executed)
+    if result.parallelism is not None:
+        config.parallelism = result.parallelism
+    for line in result.other_stderr:
+        if line not in config.messages:
+            config.messages.append(line)
+            print(f"  [{config.name} stderr] {line}", flush=True)
+    jobs = ""
+    if result.jobs is not None:
+        jobs = f"  jobs {result.jobs}"
+        if result.executed is not None:
+            jobs += f" ({result.cached} cached, {result.executed} executed)"
+    print(f"  round {r + 1}/{rounds} {config.name:19}: cpu {result.cpu:7.2f} s  "
+          f"wall {result.wall:7.2f} s{jobs}", flush=True)
+
+
+def one_change(configs: Dict[str, DistConfig], tree: Path, inputs: link_bench.Inputs,
+               expected: str, args: argparse.Namespace, cache: Path, unit: str,
+               r: int) -> dict:
+    """Edit `unit` (a new unused function, so the output stays the same),
+    recompile its object, relink with the warm cache; then put the source
+    back and recompile it, so later rounds link the same objects."""
+    source = tree / "corpus" / unit
+    obj = tree / "obj" / (Path(unit).stem + ".o")
+    original_source, original_obj = source.read_text(), obj.read_bytes()
+    source.write_text(original_source + f"\nint bench_touch_{r}() {{ return {r}; }}\n")
+    try:
+        compile_cpu, compile_wall = compile_in(tree, args.ulto_bin, [unit], 1)
+        if obj.read_bytes() == original_obj:
+            raise LinkError(f"editing {source} did not change {obj}")
+        config = configs["ulto-dist-onechange"]
+        record(config, link_once(config, tree, inputs, expected, args.thinlto_jobs, cache),
+               r, args.rounds)
+    finally:
+        source.write_text(original_source)
+        compile_in(tree, args.ulto_bin, [unit], 1)
+    identical = obj.read_bytes() == original_obj
+    if not identical:
+        print(f"NOTE: recompiling the restored {unit} gave a different object; "
+              f"putting the original bytes back", flush=True)
+        obj.write_bytes(original_obj)
+    return {"round": r + 1, "unit": unit, "compile_cpu_s": compile_cpu,
+            "compile_wall_s": compile_wall, "restored_object_identical": identical}
+
+
+def run_rounds(configs: Dict[str, DistConfig], tree: Path, inputs: link_bench.Inputs,
+               expected: str, args: argparse.Namespace, cache_root: Path,
+               unit: str) -> Tuple[Path, List[dict]]:
+    """Each round links every configuration once, the slots in rotating
+    order; the ulto-dist slot starts from a fresh cache. Returns the last
+    round's cache (kept for the second tree) and the onechange records."""
+    cache = cache_root
+    changes = []
+    for r in range(args.rounds):
+        for slot in compile_bench.rotated(SLOTS, r):
+            if slot != "ulto-dist":
+                config = configs[slot]
+                record(config, link_once(config, tree, inputs, expected, args.thinlto_jobs),
+                       r, args.rounds)
+                continue
+            if cache != cache_root:
+                shutil.rmtree(cache)  # the previous round's; only the last is kept
+            cache = cache_root / f"round-{r + 1}"
+            shutil.rmtree(cache, ignore_errors=True)
+            for name in ULTO_CHAIN[:2]:
+                config = configs[name]
+                record(config, link_once(config, tree, inputs, expected,
+                                         args.thinlto_jobs, cache), r, args.rounds)
+            changes.append(one_change(configs, tree, inputs, expected, args, cache,
+                                      unit, r))
+    return cache, changes
+
+
+# --- Report ------------------------------------------------------------------------------
+
+def ratio(a: DistConfig, b: DistConfig, what: str) -> Optional[float]:
+    """Median over rounds of a's figure over b's in the same round."""
+    xs, ys = getattr(a, what), getattr(b, what)
+    pairs = [x / y for x, y in zip(xs, ys) if y]
+    return statistics.median(pairs) if pairs else None
+
+
+def median_or_none(values: List[Optional[int]]) -> Optional[float]:
+    known = [v for v in values if v is not None]
+    return statistics.median(known) if known else None
+
+
+BASELINE = {"lld-dtlto-seq": "lld-inproc", "ulto-dist-cold": "lld-inproc",
+            "ulto-dist-nochange": "ulto-dist-cold", "ulto-dist-onechange": "ulto-dist-cold",
+            SECOND_DIR: "ulto-dist-cold"}
+
+
+def summarise(config: DistConfig, configs: Dict[str, DistConfig]) -> dict:
+    base = configs.get(BASELINE.get(config.name, ""))
+    if config.name == SECOND_DIR and base:
+        # One link, against the median cold link.
+        cpu_ratio = config.cpu_rounds[0] / statistics.median(base.cpu_rounds)
+        wall_ratio = config.wall_rounds[0] / statistics.median(base.wall_rounds)
+    else:
+        cpu_ratio = ratio(config, base, "cpu_rounds") if base else None
+        wall_ratio = ratio(config, base, "wall_rounds") if base else None
+    return {
+        "config": config.name, "label": config.label, "linker": str(config.linker),
+        "samples": len(config.wall_rounds),
+        "cpu_s_rounds": config.cpu_rounds, "wall_s_rounds": config.wall_rounds,
+        "cpu_s": statistics.median(config.cpu_rounds),
+        "wall_s": statistics.median(config.wall_rounds),
+        "ratio_vs": base.name if base else None,
+        "cpu_ratio": cpu_ratio, "wall_ratio": wall_ratio,
+        "jobs_rounds": config.jobs_rounds, "cached_rounds": config.cached_rounds,
+        "executed_rounds": config.executed_rounds,
+        "jobs": median_or_none(config.jobs_rounds),
+        "cached": median_or_none(config.cached_rounds),
+        "executed": median_or_none(config.executed_rounds),
+        "parallelism": config.parallelism,
+        "binary_bytes": config.sizes[-1],
+        "binary_bytes_stable": len(set(config.sizes)) == 1,
+        "stderr_other": config.messages,
+    }
+
+
+def fmt(value: Optional[float], spec: str) -> str:
+    return "–" if value is None else format(value, spec)
+
+
+def markdown_table(rows: List[dict]) -> str:
+    lines = ["| config | wall s | CPU s | ratio vs | wall ratio | CPU ratio | backend jobs "
+             "| cached | executed | binary bytes |",
+             "|---|---:|---:|---|---:|---:|---:|---:|---:|---:|"]
+    for r in rows:
+        lines.append(f"| {r['config']} | {r['wall_s']:.2f} | {r['cpu_s']:.2f} "
+                     f"| {r['ratio_vs'] or '–'} | {fmt(r['wall_ratio'], '.3f')} "
+                     f"| {fmt(r['cpu_ratio'], '.3f')} | {fmt(r['jobs'], 'g')} "
+                     f"| {fmt(r['cached'], 'g')} | {fmt(r['executed'], 'g')} "
+                     f"| {r['binary_bytes']:,} |")
+    return "\n".join(lines)
+
+
+def headline(rows: Dict[str, dict], second: dict, target: float) -> Tuple[dict, str]:
+    cold, seq = rows["ulto-dist-cold"], rows["lld-dtlto-seq"]
+    no, one, sec = rows["ulto-dist-nochange"], rows["ulto-dist-onechange"], rows[SECOND_DIR]
+    hit_rate = sec["cached"] / sec["jobs"] if sec["jobs"] else None
+    jobs = {r["jobs"] for r in (cold, no, one, sec)} | set(cold["jobs_rounds"])
+    figures = {
+        "cold_over_inproc_wall": cold["wall_ratio"], "cold_over_inproc_cpu": cold["cpu_ratio"],
+        "cold_over_inproc_target": target,
+        "cold_within_target": cold["wall_ratio"] <= target,
+        "seq_over_inproc_wall": seq["wall_ratio"], "seq_over_inproc_cpu": seq["cpu_ratio"],
+        "nochange_over_cold_wall": no["wall_ratio"],
+        "onechange_over_cold_wall": one["wall_ratio"],
+        "nochange_executed_rounds": no["executed_rounds"],
+        "onechange_executed_rounds": one["executed_rounds"],
+        "second_dir_hit_rate": hit_rate,
+        "second_dir_link_inputs_differing": len(second["link_inputs_differing"]),
+        "backend_jobs": cold["jobs"], "backend_jobs_consistent": len(jobs) == 1,
+        "seq_distributor_jobs": seq["jobs"],
+    }
+    lines = [
+        f"- ulto-dist-cold / lld-inproc: wall {fmt(cold['wall_ratio'], '.3f')}, "
+        f"CPU {fmt(cold['cpu_ratio'], '.3f')} (target wall <= {target}: "
+        f"{'met' if figures['cold_within_target'] else 'NOT met'})",
+        f"- lld-dtlto-seq / lld-inproc: wall {fmt(seq['wall_ratio'], '.3f')}, "
+        f"CPU {fmt(seq['cpu_ratio'], '.3f')}",
+        f"- ulto-dist-nochange / cold: wall {fmt(no['wall_ratio'], '.3f')}; jobs executed "
+        f"per round {no['executed_rounds']} (expected 0)",
+        f"- ulto-dist-onechange / cold: wall {fmt(one['wall_ratio'], '.3f')}; jobs executed "
+        f"per round {one['executed_rounds']}",
+        f"- second-dir hit rate: {sec['cached']:g}/{sec['jobs']:g} = "
+        f"{fmt(hit_rate, '.1%')} (expected 100%); link inputs differing between the "
+        f"trees: {figures['second_dir_link_inputs_differing']}",
+        f"- backend jobs: {fmt(cold['jobs'], 'g')} (ulto dist), "
+        f"{fmt(seq['jobs'], 'g')} (seq_distributor); ulto dist ran "
+        f"{cold['parallelism']} at once",
+    ]
+    if any(no["executed_rounds"]):
+        lines.append("- NOTE: the no-change relink executed jobs")
+    if hit_rate is not None and hit_rate < 1:
+        lines.append("- NOTE: the second tree missed the first tree's cache")
+    if seq["jobs"] is not None and seq["jobs"] != cold["jobs"]:
+        lines.append("- NOTE: lld and ld.ulto made different numbers of backend jobs")
+    return figures, "\n".join(lines)
+
+
+# --- Driver ------------------------------------------------------------------------------
+
+def parse_args(argv: Optional[List[str]]) -> argparse.Namespace:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--units", type=int, default=1000,
+                    help="generated units (default 1000)")
+    ap.add_argument("--seed", type=int, default=1, help="corpus seed (default 1)")
+    ap.add_argument("--rounds", type=int, default=3, help="timed rounds (default 3)")
+    ap.add_argument("--jobs", type=int, default=2, help="parallel compiles (default 2)")
+    ap.add_argument("--thinlto-jobs", type=int, default=None,
+                    help="backends at once: --thinlto-jobs= for lld-inproc and "
+                         "--dist-jobs= for ld.ulto (default: each tool's own, one per "
+                         "hardware thread; seq_distributor always runs one)")
+    ap.add_argument("--target", type=float, default=1.03,
+                    help="ulto-dist-cold / lld-inproc wall ratio to meet (default 1.03)")
+    ap.add_argument("--build", type=Path, default=BENCH_DIR / "out-dist",
+                    help="work directory for both trees, caches and dist.json "
+                         "(default bench/out-dist)")
+    ap.add_argument("--ulto-bin", type=Path, default=Path("/work/main/build/bin"),
+                    help="directory holding ulto-clang++, ld.ulto and ulto "
+                         "(default /work/main/build/bin)")
+    args = ap.parse_args(argv)
+    if min(args.units, args.rounds, args.jobs) < 1:
+        ap.error("--units, --rounds and --jobs must be positive")
+    if args.thinlto_jobs is not None and args.thinlto_jobs < 1:
+        ap.error("--thinlto-jobs must be positive")
+    args.ulto_bin = args.ulto_bin.resolve()  # the trees are built from other directories
+    args.build = args.build.resolve()
+    return args
+
+
+def benchmark(args: argparse.Namespace) -> Tuple[dict, str]:
+    check_tools(args.ulto_bin)
+    build = args.build
+    first, second, cache_root = build / "first", build / "second", build / "cache"
+    for d in (first, second, cache_root):
+        shutil.rmtree(d, ignore_errors=True)
+    build.mkdir(parents=True, exist_ok=True)
+    if build == (BENCH_DIR / "out-dist").resolve():
+        (build / ".gitignore").write_text("*\n")  # the default work dir ignores itself
+    cache_root.mkdir()
+
+    inputs = build_first(args, first)
+    expected = (first / "corpus" / "expected_output.txt").read_text()
+    configs = make_configs(args.ulto_bin, first)
+    unit = touch_target(args, inputs)
+    print(f"onechange edits {unit}; caches under {cache_root}", flush=True)
+
+    cache, changes = run_rounds(configs, first, inputs, expected, args, cache_root, unit)
+
+    second_info = build_second(args, first, second, inputs)
+    config = configs[SECOND_DIR]
+    config.output = second / "bin" / SECOND_DIR
+    record(config, link_once(config, second, inputs, expected, args.thinlto_jobs, cache),
+           0, 1)
+
+    rows = [summarise(c, configs) for c in configs.values()]
+    figures, notes = headline({r["config"]: r for r in rows}, second_info, args.target)
+    report = {"units": args.units, "seed": args.seed, "rounds": args.rounds,
+              "jobs": args.jobs, "thinlto_jobs": args.thinlto_jobs,
+              "objects": len(inputs.objects), "archive_members": len(inputs.members),
+              "sha256": {p.name: link_bench.sha256(p)
+                         for p in (args.ulto_bin / "ld.ulto", args.ulto_bin / "ulto",
+                                   args.ulto_bin / "ulto-clang++")},
+              "link_argv": {c.name: link_argv(c, inputs, args.thinlto_jobs,
+                                              cache_root / "round-N")
+                            for c in configs.values()},
+              "first_tree": str(first), "second_tree": second_info,
+              "onechange": changes, "configs": rows, "summary": figures}
+    return report, markdown_table(rows) + "\n\n" + notes
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    args = parse_args(argv)
+    try:
+        report, text = benchmark(args)
+    except LinkError as e:
+        print(f"ERROR: {e}", file=sys.stderr)
+        return 1
+    print()
+    print(text)
+    out = args.build / "dist.json"
+    out.write_text(json.dumps(report, indent=2) + "\n")
+    print(f"\nwrote {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
