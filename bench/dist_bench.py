@@ -33,7 +33,6 @@ import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -113,29 +112,6 @@ def check_tools(ulto_bin: Path) -> None:
         missing.append(str(SEQ_DISTRIBUTOR))
     if missing:
         raise LinkError("missing (or not executable):\n  " + "\n  ".join(missing))
-
-
-def timed_link(argv: List[str], cwd: Path, what: str) -> Tuple[float, float, str]:
-    """Run argv in cwd; returns (CPU s of it and every descendant it waited
-    for, wall s, stderr). link_bench.timed_run has neither cwd nor stderr."""
-    err = tempfile.TemporaryFile()
-    start = time.perf_counter()
-    try:
-        proc = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.DEVNULL, stderr=err)
-    except OSError as e:
-        err.close()
-        raise LinkError(f"{what}: cannot run {argv[0]}: {e}") from e
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - start
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    err.seek(0)
-    stderr = err.read().decode(errors="replace")
-    err.close()
-    if proc.returncode != 0:
-        tail = "\n".join(stderr.strip().splitlines()[-30:])
-        raise LinkError(f"{what} failed (exit status {proc.returncode}), in {cwd}:\n"
-                        f"  {shlex.join(argv)}\n{tail}")
-    return usage.ru_utime + usage.ru_stime, wall, stderr
 
 
 def unit_compiler(ulto_bin: Path) -> compile_bench.Config:
@@ -254,7 +230,7 @@ def link_once(config: DistConfig, tree: Path, inputs: link_bench.Inputs, expecte
     argv = link_argv(config, inputs, thinlto_jobs, cache)
     output = tree / "bin" / config.output.name
     output.unlink(missing_ok=True)
-    cpu, wall, stderr = timed_link(argv, tree, f"link {config.name}")
+    cpu, wall, stderr = link_bench.timed_run(argv, f"link {config.name}", tree)
     checked = DistConfig(config.name, config.label, config.linker, config.mode, output)
     size = link_bench.check_binary(checked, expected, argv)
     result = LinkResult(cpu, wall, size)
@@ -547,18 +523,7 @@ def benchmark(args: argparse.Namespace) -> Tuple[dict, str]:
 
 
 def main(argv: Optional[List[str]] = None) -> int:
-    args = parse_args(argv)
-    try:
-        report, text = benchmark(args)
-    except LinkError as e:
-        print(f"ERROR: {e}", file=sys.stderr)
-        return 1
-    print()
-    print(text)
-    out = args.build / "dist.json"
-    out.write_text(json.dumps(report, indent=2) + "\n")
-    print(f"\nwrote {out}")
-    return 0
+    return link_bench.report_main(parse_args(argv), benchmark, "dist.json")
 
 
 if __name__ == "__main__":

@@ -161,11 +161,17 @@ def linker_argv(config: LinkConfig, inputs: Inputs, thinlto_jobs: int,
     return shlex.split(lines[0])
 
 
-def timed_run(argv: List[str], what: str) -> Tuple[float, float]:
-    """Run argv; returns (CPU s of it and the children it waited for, wall s)."""
+def timed_run(argv: List[str], what: str,
+              cwd: Optional[Path] = None) -> Tuple[float, float, str]:
+    """Run argv (in cwd); returns (CPU s of it and every descendant it waited
+    for, wall s, its stderr)."""
     err = tempfile.TemporaryFile()
     start = time.perf_counter()
-    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=err)
+    try:
+        proc = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.DEVNULL, stderr=err)
+    except OSError as e:
+        err.close()
+        raise LinkError(f"{what}: cannot run {argv[0]}: {e}") from e
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - start
     proc.returncode = os.waitstatus_to_exitcode(status)
@@ -174,9 +180,10 @@ def timed_run(argv: List[str], what: str) -> Tuple[float, float]:
     err.close()
     if proc.returncode != 0:
         tail = "\n".join(stderr.strip().splitlines()[-30:])
-        raise LinkError(f"{what} failed (exit status {proc.returncode}):\n"
+        where = f", in {cwd}" if cwd else ""
+        raise LinkError(f"{what} failed (exit status {proc.returncode}){where}:\n"
                         f"  {shlex.join(argv)}\n{tail}")
-    return usage.ru_utime + usage.ru_stime, wall
+    return usage.ru_utime + usage.ru_stime, wall, stderr
 
 
 def check_binary(config: LinkConfig, expected: str, argv: List[str]) -> int:
@@ -198,7 +205,7 @@ def link_once(config: LinkConfig, inputs: Inputs, expected: str,
               thinlto_jobs: int) -> Tuple[float, float, int]:
     argv = driver_argv(config, inputs, thinlto_jobs)
     config.output.unlink(missing_ok=True)
-    cpu, wall = timed_run(argv, f"link with {config.label}")
+    cpu, wall, _ = timed_run(argv, f"link with {config.label}")
     return cpu, wall, check_binary(config, expected, argv)
 
 
@@ -236,7 +243,7 @@ def measure_scan(configs: List[LinkConfig], inputs: Inputs, reps: int) -> Dict[s
         samples: Dict[str, List[float]] = {c.name: [] for c in pair}
         for r in range(reps + 1):
             for c in (pair if r % 2 else pair[::-1]):
-                cpu, _ = timed_run(argvs[c.name], f"{c.label} --version")
+                cpu, _, _ = timed_run(argvs[c.name], f"{c.label} --version")
                 if r:  # round 0 warms up
                     samples[c.name].append(cpu)
         ulto, lld = (samples[c.name] for c in pair)
@@ -395,19 +402,24 @@ def benchmark(args: argparse.Namespace) -> Tuple[dict, str]:
     return report, text
 
 
-def main(argv: Optional[List[str]] = None) -> int:
-    args = parse_args(argv)
+def report_main(args, run, report_name: str) -> int:
+    """Runs a benchmark, prints its table and writes its JSON report;
+    shared by the link-side benchmarks."""
     try:
-        report, text = benchmark(args)
+        report, text = run(args)
     except LinkError as e:
         print(f"ERROR: {e}", file=sys.stderr)
         return 1
     print()
     print(text)
-    out = args.build / "link.json"
+    out = args.build / report_name
     out.write_text(json.dumps(report, indent=2) + "\n")
     print(f"\nwrote {out}")
     return 0
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    return report_main(parse_args(argv), benchmark, "link.json")
 
 
 if __name__ == "__main__":

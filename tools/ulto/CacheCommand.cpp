@@ -20,33 +20,8 @@ using namespace ulto;
 
 namespace {
 
-enum ID {
-  OPT_INVALID = 0,
-#define OPTION(...) LLVM_MAKE_OPT_ID(__VA_ARGS__),
-#include "CacheOpts.inc"
-#undef OPTION
-};
-
-#define OPTTABLE_STR_TABLE_CODE
-#include "CacheOpts.inc"
-#undef OPTTABLE_STR_TABLE_CODE
-
-#define OPTTABLE_PREFIXES_TABLE_CODE
-#include "CacheOpts.inc"
-#undef OPTTABLE_PREFIXES_TABLE_CODE
-
-using namespace llvm::opt;
-constexpr OptTable::Info InfoTable[] = {
-#define OPTION(...) LLVM_CONSTRUCT_OPT_INFO(__VA_ARGS__),
-#include "CacheOpts.inc"
-#undef OPTION
-};
-
-class CacheOptTable : public opt::GenericOptTable {
-public:
-  CacheOptTable()
-      : GenericOptTable(OptionStrTable, OptionPrefixesTable, InfoTable) {}
-};
+#define ULTO_OPTIONS_INC "CacheOpts.inc"
+#include "CommandOptTable.def"
 
 constexpr StringLiteral ToolName = "ulto cache";
 
@@ -77,7 +52,7 @@ int printStats(StringRef Dir, bool JSON) {
 } // namespace
 
 int ulto::cacheMain(ArrayRef<const char *> Args) {
-  CacheOptTable Table;
+  CommandOptTable Table;
   unsigned MissingIndex, MissingCount;
   opt::InputArgList ArgList = Table.ParseArgs(Args, MissingIndex, MissingCount);
   if (ArgList.hasArg(OPT_help)) {

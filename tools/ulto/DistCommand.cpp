@@ -32,33 +32,8 @@ using namespace ulto;
 
 namespace {
 
-enum ID {
-  OPT_INVALID = 0,
-#define OPTION(...) LLVM_MAKE_OPT_ID(__VA_ARGS__),
-#include "DistOpts.inc"
-#undef OPTION
-};
-
-#define OPTTABLE_STR_TABLE_CODE
-#include "DistOpts.inc"
-#undef OPTTABLE_STR_TABLE_CODE
-
-#define OPTTABLE_PREFIXES_TABLE_CODE
-#include "DistOpts.inc"
-#undef OPTTABLE_PREFIXES_TABLE_CODE
-
-using namespace llvm::opt;
-constexpr OptTable::Info InfoTable[] = {
-#define OPTION(...) LLVM_CONSTRUCT_OPT_INFO(__VA_ARGS__),
-#include "DistOpts.inc"
-#undef OPTION
-};
-
-class DistOptTable : public opt::GenericOptTable {
-public:
-  DistOptTable()
-      : GenericOptTable(OptionStrTable, OptionPrefixesTable, InfoTable) {}
-};
+#define ULTO_OPTIONS_INC "DistOpts.inc"
+#include "CommandOptTable.def"
 
 constexpr StringLiteral ToolName = "ulto dist";
 
@@ -72,14 +47,14 @@ bool writeFile(StringRef Path, function_ref<void(raw_ostream &)> Write) {
   });
   if (!E)
     return true;
-  error() << Path << ": " << toString(std::move(E)) << "\n";
+  error() << toString(std::move(E)) << "\n"; // It names the path.
   return false;
 }
 
 } // namespace
 
 int ulto::distMain(ArrayRef<const char *> Args) {
-  DistOptTable Table;
+  CommandOptTable Table;
   unsigned MissingIndex, MissingCount;
   opt::InputArgList ArgList = Table.ParseArgs(Args, MissingIndex, MissingCount);
   if (ArgList.hasArg(OPT_help)) {
@@ -146,6 +121,10 @@ int ulto::distMain(ArrayRef<const char *> Args) {
       ArgList.getLastArgValue(OPT_cache_dir, defaultCacheDirectory()).str();
   std::string Policy =
       ArgList.getLastArgValue(OPT_cache_policy, DefaultCachePolicy).str();
+  if (Error E = checkCachePolicy(Policy)) {
+    error() << toString(std::move(E)) << "\n";
+    return 1;
+  }
   std::unique_ptr<BackendCache> Cache;
   if (!ArgList.hasArg(OPT_no_cache)) {
     Expected<std::unique_ptr<BackendCache>> Opened =

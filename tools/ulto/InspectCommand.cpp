@@ -30,34 +30,8 @@ using namespace ulto;
 
 namespace {
 
-enum ID {
-  OPT_INVALID = 0,
-#define OPTION(...) LLVM_MAKE_OPT_ID(__VA_ARGS__),
-#include "InspectOpts.inc"
-#undef OPTION
-};
-
-#define OPTTABLE_STR_TABLE_CODE
-#include "InspectOpts.inc"
-#undef OPTTABLE_STR_TABLE_CODE
-
-#define OPTTABLE_PREFIXES_TABLE_CODE
-#include "InspectOpts.inc"
-#undef OPTTABLE_PREFIXES_TABLE_CODE
-
-// The generated table names option flags and visibilities unqualified.
-using namespace llvm::opt;
-constexpr OptTable::Info InfoTable[] = {
-#define OPTION(...) LLVM_CONSTRUCT_OPT_INFO(__VA_ARGS__),
-#include "InspectOpts.inc"
-#undef OPTION
-};
-
-class InspectOptTable : public opt::GenericOptTable {
-public:
-  InspectOptTable()
-      : GenericOptTable(OptionStrTable, OptionPrefixesTable, InfoTable) {}
-};
+#define ULTO_OPTIONS_INC "InspectOpts.inc"
+#include "CommandOptTable.def"
 
 constexpr StringLiteral ToolName = "ulto inspect";
 
@@ -165,7 +139,7 @@ void printJSON(ArrayRef<FileResult> Results, raw_ostream &OS) {
 } // namespace
 
 int ulto::inspectMain(ArrayRef<const char *> Args) {
-  InspectOptTable Table;
+  CommandOptTable Table;
   unsigned MissingIndex, MissingCount;
   opt::InputArgList ArgList = Table.ParseArgs(Args, MissingIndex, MissingCount);
   if (ArgList.hasArg(OPT_help)) {

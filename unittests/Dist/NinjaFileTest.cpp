@@ -16,6 +16,22 @@ TEST(NinjaFileTest, EscapesPaths) {
   EXPECT_EQ(escapeNinjaPath("c:$x"), "c$:$$x");
 }
 
+TEST(NinjaFileTest, QuotesForTheShell) {
+  JobList List;
+  List.CommonArgs = {"cc"};
+  BackendJob Job;
+  Job.Args = {"it's `x` $y.o", ""};
+  Job.Inputs = {"m.o", "s.bc"};
+  Job.Outputs = {"o"};
+  List.Jobs = {Job};
+  std::string Text;
+  raw_string_ostream OS(Text);
+  writeNinjaFile(List, OS);
+  EXPECT_NE(Text.find("  command = cc 'it'\\''s `x` $$y.o' ''\n"),
+            std::string::npos)
+      << Text;
+}
+
 TEST(NinjaFileTest, OneEdgePerJob) {
   JobList List;
   List.LinkerOutput = "app";
@@ -34,9 +50,9 @@ TEST(NinjaFileTest, OneEdgePerJob) {
       << Text;
   EXPECT_NE(Text.find("\nbuild m.native.o: thinlto-backend "
                       "lib.a(m.o$ at$ 8).o s.bc b.o\n"
-                      "  command = \"/usr/bin/clang\" \"-c\" \"-O2\" "
-                      "\"lib.a(m.o at 8).o\" \"-fthinlto-index=s.bc\" \"-o\" "
-                      "\"m.native.o\"\n"
+                      "  command = /usr/bin/clang -c -O2 "
+                      "'lib.a(m.o at 8).o' -fthinlto-index=s.bc -o "
+                      "m.native.o\n"
                       "  module = lib.a(m.o at 8).o\n"),
             std::string::npos)
       << Text;

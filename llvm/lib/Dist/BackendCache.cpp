@@ -112,12 +112,23 @@ Expected<CacheStats> readCacheStats(StringRef Directory) {
   return Stats;
 }
 
-static Error prune(StringRef Directory, StringRef PolicyText, bool Now) {
+static Expected<CachePruningPolicy> parsePolicy(StringRef PolicyText) {
   Expected<CachePruningPolicy> Policy = parseCachePruningPolicy(PolicyText);
   if (!Policy)
     return createStringError("invalid cache policy '%s': %s",
                              PolicyText.str().c_str(),
                              toString(Policy.takeError()).c_str());
+  return Policy;
+}
+
+Error checkCachePolicy(StringRef Policy) {
+  return parsePolicy(Policy).takeError();
+}
+
+static Error prune(StringRef Directory, StringRef PolicyText, bool Now) {
+  Expected<CachePruningPolicy> Policy = parsePolicy(PolicyText);
+  if (!Policy)
+    return Policy.takeError();
   if (Now)
     Policy->Interval = std::chrono::seconds(0);
   if (sys::fs::exists(Directory))

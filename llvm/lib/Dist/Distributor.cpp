@@ -31,7 +31,8 @@ std::string DistSummary::format(StringRef ExecutorName) const {
      << CacheHits << " cached, " << Executed << " executed, " << Failed
      << " failed (" << ExecutorName << ", " << Parallelism << " at once)";
   if (DamagedEntries)
-    OS << ", " << DamagedEntries << " damaged cache entries dropped";
+    OS << ", " << DamagedEntries << " damaged cache "
+       << (DamagedEntries == 1 ? "entry" : "entries") << " dropped";
   OS << "; wall " << llvm::format("%.2f", WallSeconds) << "s";
   if (!SlowestJob.empty())
     OS << "; slowest " << SlowestJob << " "
@@ -71,7 +72,7 @@ private:
   FileDigests Digests;
   std::string CompilerIdentity;
 
-  std::mutex Mutex; // Guards Summary and ErrS.
+  std::mutex Mutex; // Guards Summary, Progress and ErrS.
   DistSummary Summary;
 };
 
@@ -142,6 +143,8 @@ bool Run::writeOutput(const BackendJob &Job, StringRef Object) {
 
 bool Run::produce(const BackendJob &Job, bool &CacheHit) {
   CacheHit = false;
+  // Whatever happens next, no stale object from an earlier run may remain.
+  sys::fs::remove(Job.output());
   if (!checkInputs(Job))
     return false;
   Expected<Triple> Target = readModuleTriple(Job.module());
@@ -221,18 +224,21 @@ void Run::runJob(const BackendJob &Job) {
       timeTraceProfilerFinishThread();
   });
   auto Start = std::chrono::steady_clock::now();
-  Progress.started();
+  {
+    std::lock_guard<std::mutex> Lock(Mutex);
+    Progress.started();
+  }
   bool CacheHit = false;
   {
     TimeTraceScope Scope("backend", Job.module());
     produce(Job, CacheHit);
   }
-  Progress.finished(CacheHit);
   double Seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - Start)
           .count();
 
   std::lock_guard<std::mutex> Lock(Mutex);
+  Progress.finished(CacheHit);
   Summary.CacheHits += CacheHit;
   if (Seconds > Summary.SlowestSeconds) {
     Summary.SlowestSeconds = Seconds;

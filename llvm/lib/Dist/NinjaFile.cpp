@@ -2,7 +2,6 @@
 
 #include "ulto/Dist/NinjaFile.h"
 
-#include "llvm/Support/Program.h"
 
 using namespace llvm;
 
@@ -16,6 +15,20 @@ std::string escapeNinjaPath(StringRef Path) {
     Escaped += C;
   }
   return Escaped;
+}
+
+// \p Arg as one word for /bin/sh, which runs ninja's commands: bare when it
+// holds nothing the shell reads specially, else single-quoted (inside single
+// quotes only the quote itself needs care).
+static std::string quoteForShell(StringRef Arg) {
+  constexpr StringLiteral Safe = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRST"
+                                 "UVWXYZ0123456789_+-=/.,:@%";
+  if (!Arg.empty() && Arg.find_first_not_of(Safe) == StringRef::npos)
+    return Arg.str();
+  std::string Quoted = "'";
+  for (char C : Arg)
+    Quoted += C == '\'' ? std::string("'\\''") : std::string(1, C);
+  return Quoted + "'";
 }
 
 // A variable's value only needs '$' escaped.
@@ -45,14 +58,8 @@ void writeNinjaFile(const JobList &List, raw_ostream &OS) {
       OS << " " << escapeNinjaPath(Input);
 
     std::string Command;
-    raw_string_ostream CS(Command);
-    bool First = true;
-    for (StringRef Arg : List.command(Job)) {
-      if (!First)
-        CS << ' ';
-      First = false;
-      sys::printArg(CS, Arg, /*Quote=*/true);
-    }
+    for (StringRef Arg : List.command(Job))
+      Command += (Command.empty() ? "" : " ") + quoteForShell(Arg);
     OS << "\n  command = " << escapeNinjaValue(Command)
        << "\n  module = " << escapeNinjaValue(Job.module()) << "\n";
   }

@@ -5,13 +5,11 @@
 namespace ulto {
 
 void ProgressLine::started() {
-  std::lock_guard<std::mutex> Lock(Mutex);
   ++Running;
   redraw();
 }
 
 void ProgressLine::finished(bool CacheHit) {
-  std::lock_guard<std::mutex> Lock(Mutex);
   --Running;
   ++Done;
   Hits += CacheHit;
@@ -19,7 +17,6 @@ void ProgressLine::finished(bool CacheHit) {
 }
 
 void ProgressLine::clear() {
-  std::lock_guard<std::mutex> Lock(Mutex);
   if (!Enabled)
     return;
   OS << "\r\x1b[K";

@@ -63,6 +63,9 @@ struct CacheStats {
 /// Counts the entries of the cache in \p Directory (none if it is absent).
 llvm::Expected<CacheStats> readCacheStats(llvm::StringRef Directory);
 
+/// Checks \p Policy's syntax (lld's --thinlto-cache-policy).
+llvm::Error checkCachePolicy(llvm::StringRef Policy);
+
 /// Prunes the cache in \p Directory now, by \p Policy (lld's
 /// --thinlto-cache-policy syntax).
 llvm::Error pruneBackendCache(llvm::StringRef Directory,

@@ -2,7 +2,9 @@
 //
 // On a terminal, one line rewritten in place as jobs start and finish:
 //   [ulto dist] 120/300 done, 80 cached, 2 running
-// Elsewhere (logs, CI, lit) nothing, unless asked for.
+// Elsewhere (logs, CI, lit) nothing, unless asked for. Not thread-safe: the
+// caller serialises it with everything else it writes to the stream, so that
+// the line never lands inside another message.
 //
 //===----------------------------------------------------------------------===//
 
@@ -10,8 +12,6 @@
 #define ULTO_DIST_PROGRESS_H
 
 #include "llvm/Support/raw_ostream.h"
-
-#include <mutex>
 
 namespace ulto {
 
@@ -32,7 +32,6 @@ private:
   bool Enabled;
   unsigned Total;
   unsigned Done = 0, Hits = 0, Running = 0;
-  std::mutex Mutex;
 };
 
 } // namespace ulto
