@@ -8,6 +8,8 @@ link_bench.py does) and links the same inputs, through clang-22's driver, as
   lld-inproc           ld.lld-22 --lto=thin, in-process ThinLTO backends
   lld-dtlto-seq        ld.lld-22 --lto=thin, DTLTO with seq_distributor.py
                        (the jobs one after another) and clang-22 as compiler
+  ulto-dist-spawn      ld.ulto --lto=distributed, no cache, each job a new
+                       clang-22 process (--dist-spawn), not a fork server child
   ulto-dist-cold       ld.ulto --lto=distributed, fresh empty cache
   ulto-dist-nochange   the same link again, warm cache, nothing changed
   ulto-dist-onechange  one unit's source edited and its object recompiled,
@@ -50,7 +52,7 @@ LinkError = link_bench.LinkError
 
 # Rotation slots: the three ulto-dist links depend on each other's cache, so
 # they run together, in this order, as one slot.
-SLOTS = ["lld-inproc", "lld-dtlto-seq", "ulto-dist"]
+SLOTS = ["lld-inproc", "lld-dtlto-seq", "ulto-dist-spawn", "ulto-dist"]
 ULTO_CHAIN = ["ulto-dist-cold", "ulto-dist-nochange", "ulto-dist-onechange"]
 SECOND_DIR = "ulto-dist-second-dir"
 
@@ -189,6 +191,8 @@ def make_configs(ulto_bin: Path, tree: Path) -> Dict[str, DistConfig]:
     lld, ulto = LLVM_BIN / "ld.lld", ulto_bin / "ld.ulto"
     specs = [("lld-inproc", "ld.lld-22 --lto=thin (in-process)", lld, "thin"),
              ("lld-dtlto-seq", "ld.lld-22 --lto=thin, DTLTO seq_distributor.py", lld, "thin"),
+             ("ulto-dist-spawn", "ld.ulto --lto=distributed, no cache, a clang-22 "
+              "process per job (--dist-spawn)", ulto, "distributed"),
              ("ulto-dist-cold", "ld.ulto --lto=distributed, empty cache", ulto,
               "distributed"),
              ("ulto-dist-nochange", "ld.ulto --lto=distributed, warm cache, no change",
@@ -211,6 +215,10 @@ def link_argv(config: DistConfig, inputs: link_bench.Inputs, thinlto_jobs: Optio
         extra = [f"-Wl,--thinlto-distributor={sys.executable}",
                  f"-Wl,--thinlto-distributor-arg={SEQ_DISTRIBUTOR}",
                  f"-Wl,--thinlto-remote-compiler={LLVM_BIN / 'clang'}"]
+    elif config.name == "ulto-dist-spawn":
+        extra = ["-Wl,--no-dist-cache", "-Wl,--dist-spawn"]
+        if thinlto_jobs:
+            extra.append(f"-Wl,--dist-jobs={thinlto_jobs}")
     elif config.mode == "distributed":
         extra = [f"-Wl,--dist-cache-dir={cache}"]
         if thinlto_jobs:
@@ -355,6 +363,7 @@ def median_or_none(values: List[Optional[int]]) -> Optional[float]:
 
 
 BASELINE = {"lld-dtlto-seq": "lld-inproc", "ulto-dist-cold": "lld-inproc",
+            "ulto-dist-spawn": "lld-inproc",
             "ulto-dist-nochange": "ulto-dist-cold", "ulto-dist-onechange": "ulto-dist-cold",
             SECOND_DIR: "ulto-dist-cold"}
 
@@ -406,7 +415,7 @@ def markdown_table(rows: List[dict]) -> str:
 
 
 def headline(rows: Dict[str, dict], second: dict, target: float) -> Tuple[dict, str]:
-    cold, seq = rows["ulto-dist-cold"], rows["lld-dtlto-seq"]
+    cold, seq, spawn = rows["ulto-dist-cold"], rows["lld-dtlto-seq"], rows["ulto-dist-spawn"]
     no, one, sec = rows["ulto-dist-nochange"], rows["ulto-dist-onechange"], rows[SECOND_DIR]
     hit_rate = sec["cached"] / sec["jobs"] if sec["jobs"] else None
     jobs = {r["jobs"] for r in (cold, no, one, sec)} | set(cold["jobs_rounds"])
@@ -415,6 +424,8 @@ def headline(rows: Dict[str, dict], second: dict, target: float) -> Tuple[dict, 
         "cold_over_inproc_target": target,
         "cold_within_target": cold["wall_ratio"] <= target,
         "seq_over_inproc_wall": seq["wall_ratio"], "seq_over_inproc_cpu": seq["cpu_ratio"],
+        "spawn_over_inproc_wall": spawn["wall_ratio"],
+        "spawn_over_inproc_cpu": spawn["cpu_ratio"],
         "nochange_over_cold_wall": no["wall_ratio"],
         "onechange_over_cold_wall": one["wall_ratio"],
         "nochange_executed_rounds": no["executed_rounds"],
@@ -430,6 +441,8 @@ def headline(rows: Dict[str, dict], second: dict, target: float) -> Tuple[dict, 
         f"{'met' if figures['cold_within_target'] else 'NOT met'})",
         f"- lld-dtlto-seq / lld-inproc: wall {fmt(seq['wall_ratio'], '.3f')}, "
         f"CPU {fmt(seq['cpu_ratio'], '.3f')}",
+        f"- ulto-dist-spawn / lld-inproc: wall {fmt(spawn['wall_ratio'], '.3f')}, "
+        f"CPU {fmt(spawn['cpu_ratio'], '.3f')} (a clang-22 process per job)",
         f"- ulto-dist-nochange / cold: wall {fmt(no['wall_ratio'], '.3f')}; jobs executed "
         f"per round {no['executed_rounds']} (expected 0)",
         f"- ulto-dist-onechange / cold: wall {fmt(one['wall_ratio'], '.3f')}; jobs executed "

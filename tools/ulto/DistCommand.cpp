@@ -16,13 +16,20 @@
 #include "ulto/Dist/BackendCache.h"
 #include "ulto/Dist/Distributor.h"
 #include "ulto/Dist/Executor.h"
+#include "ulto/Dist/ForkServer.h"
 #include "ulto/Dist/JobList.h"
 #include "ulto/Dist/NinjaFile.h"
+#include "ulto/Frontend/ClangDriver.h"
+
+#include "clang/Basic/Stack.h"
 
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Option/ArgList.h"
 #include "llvm/Option/OptTable.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Process.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/TimeProfiler.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
@@ -49,6 +56,27 @@ bool writeFile(StringRef Path, function_ref<void(raw_ostream &)> Write) {
     return true;
   error() << toString(std::move(E)) << "\n"; // It names the path.
   return false;
+}
+
+// clang-22's executable, as its driver names itself.
+std::string Clang22Path;
+
+// Whether \p Compiler is the clang-22 whose libclang-cpp ulto runs on: then
+// ulto can run its jobs itself, with the very same code.
+bool isClang22(StringRef Compiler) {
+  ErrorOr<std::string> Path = sys::findProgramByName(Compiler);
+  SmallString<256> Real, Ours;
+  if (!Path || sys::fs::real_path(*Path, Real) ||
+      sys::fs::real_path(ULTO_LLVM_TOOLS_DIR "/clang", Ours) || Real != Ours)
+    return false;
+  Clang22Path = std::string(Ours);
+  return true;
+}
+
+// A fork server's child: clang-22's driver on the job's command line.
+int runClangJob(ArrayRef<const char *> Argv) {
+  clang::noteBottomOfStack();
+  return runClangDriver(Argv, Clang22Path);
 }
 
 } // namespace
@@ -145,12 +173,25 @@ int ulto::distMain(ArrayRef<const char *> Args) {
       return 1;
     }
 
+  // Before any thread starts: the server is forked from this process.
+  std::unique_ptr<ForkServer> Server;
+  if (!ArgList.hasArg(OPT_spawn) && isClang22(List->compiler())) {
+    InitializeAllTargets();
+    Expected<std::unique_ptr<ForkServer>> Started =
+        ForkServer::start(runClangJob);
+    if (Started)
+      Server = std::move(*Started);
+    else
+      WithColor::warning(errs(), ToolName)
+          << toString(Started.takeError()) << "; starting a process per job\n";
+  }
+
   StringRef TraceFile = ArgList.getLastArgValue(OPT_time_trace);
   Opts.TimeTrace = !TraceFile.empty();
   if (Opts.TimeTrace)
     timeTraceProfilerInitialize(/*TimeTraceGranularity=*/0, ToolName);
 
-  LocalExecutor Local;
+  LocalExecutor Local(Server.get());
   DistSummary Summary;
   {
     TimeTraceScope Scope("ulto dist", List->LinkerOutput);

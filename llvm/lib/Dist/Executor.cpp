@@ -1,6 +1,7 @@
 //===- Executor.cpp - Where backend jobs run ------------------------------===//
 
 #include "ulto/Dist/Executor.h"
+#include "ulto/Dist/ForkServer.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
@@ -16,13 +17,6 @@ Executor::~Executor() = default;
 
 ExecutionResult LocalExecutor::run(const JobList &List, const BackendJob &Job) {
   ExecutionResult Result;
-  ErrorOr<std::string> Compiler = sys::findProgramByName(List.compiler());
-  if (!Compiler) {
-    Result.Failure = "could not be started: compiler '" +
-                     List.compiler().str() + "' not found";
-    return Result;
-  }
-
   // stdout and stderr go to one file, shown if the job fails.
   SmallString<128> OutputFile;
   if (std::error_code EC =
@@ -31,8 +25,16 @@ ExecutionResult LocalExecutor::run(const JobList &List, const BackendJob &Job) {
     return Result;
   }
   FileRemover Remover(OutputFile);
-
   std::vector<std::string> Command = List.command(Job);
+  if (Server)
+    return Server->run(Command, OutputFile);
+
+  ErrorOr<std::string> Compiler = sys::findProgramByName(List.compiler());
+  if (!Compiler) {
+    Result.Failure = "could not be started: compiler '" +
+                     List.compiler().str() + "' not found";
+    return Result;
+  }
   std::vector<StringRef> Args(Command.begin(), Command.end());
   std::optional<StringRef> Redirects[] = {StringRef(), StringRef(OutputFile),
                                           StringRef(OutputFile)};

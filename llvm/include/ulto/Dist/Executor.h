@@ -32,11 +32,19 @@ public:
   virtual ExecutionResult run(const JobList &List, const BackendJob &Job) = 0;
 };
 
-/// Runs each job as a process on this machine, in the linker's directory.
+class ForkServer;
+
+/// Runs each job as a process on this machine, in the linker's directory:
+/// a child of \p Server when there is one (ForkServer.h), else a new process
+/// running the job's compiler.
 class LocalExecutor final : public Executor {
 public:
+  explicit LocalExecutor(ForkServer *Server = nullptr) : Server(Server) {}
   llvm::StringRef name() const override { return "local"; }
   ExecutionResult run(const JobList &List, const BackendJob &Job) override;
+
+private:
+  ForkServer *Server;
 };
 
 } // namespace ulto

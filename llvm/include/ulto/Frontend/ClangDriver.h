@@ -1,0 +1,26 @@
+//===- ClangDriver.h - clang-22's driver, with unified LTO ------*- C++ -*-===//
+//
+// The driver of ulto-clang: clang-22's own, with -funified-lto done by ulto
+// (UnifiedPreLink.h) and the link-time LTO mode passed to ld.ulto. Without
+// ulto's options a command does, and writes, what clang-22's does.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ULTO_FRONTEND_CLANGDRIVER_H
+#define ULTO_FRONTEND_CLANGDRIVER_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+
+namespace ulto {
+
+/// Runs one driver command line, Argv[0] naming the program (its name picks
+/// the driver mode, as clang++ does). \p ExecutablePath is the driver's own
+/// path, as it names it in -cc1 jobs; empty: this process's executable. The
+/// caller has initialised LLVM and its targets. Returns the exit status.
+int runClangDriver(llvm::ArrayRef<const char *> Argv,
+                   llvm::StringRef ExecutablePath = {});
+
+} // namespace ulto
+
+#endif // ULTO_FRONTEND_CLANGDRIVER_H

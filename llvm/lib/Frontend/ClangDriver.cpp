@@ -1,0 +1,326 @@
+//===- ClangDriver.cpp - clang-22's driver, with unified LTO --------------===//
+//
+// ulto-clang's driver is clang-22's: the same Driver from libclang-cpp, set up
+// the way clang's own driver.cpp sets it up, finding the same headers and
+// tools, and running its compile jobs in-process through ulto's -cc1. It is a
+// library so that ulto dist can run clang-22's backend jobs in-process too.
+// What it adds:
+//   -funified-lto   ulto's own unified pre-link (see UnifiedPreLink.h),
+//   -funified-lto-pipeline=full|thin   which pre-link pipeline runs.
+// Every compile without those behaves, and writes bytes, as clang-22's.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ulto/Frontend/ClangDriver.h"
+#include "ulto/Frontend/CC1.h"
+#include "ulto/Frontend/UnifiedLTOOptions.h"
+#include "clang/Basic/DiagnosticDriver.h"
+#include "clang/Basic/DiagnosticOptions.h"
+#include "clang/Basic/Stack.h"
+#include "clang/Driver/Compilation.h"
+#include "clang/Driver/Driver.h"
+#include "clang/Driver/Job.h"
+#include "clang/Driver/Phases.h"
+#include "clang/Driver/ToolChain.h"
+#include "clang/Frontend/ChainedDiagnosticConsumer.h"
+#include "clang/Frontend/CompilerInvocation.h"
+#include "clang/Frontend/SerializedDiagnosticPrinter.h"
+#include "clang/Frontend/TextDiagnosticPrinter.h"
+#include "clang/Frontend/Utils.h"
+#include "clang/Options/Options.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Option/ArgList.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/CrashRecoveryContext.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/StringSaver.h"
+#include "llvm/Support/Timer.h"
+#include "llvm/TargetParser/Host.h"
+
+using namespace clang;
+using namespace clang::driver;
+using namespace llvm;
+using namespace llvm::opt;
+
+static std::string getExecutablePath(const char *Argv0,
+                                     bool CanonicalPrefixes) {
+  if (!CanonicalPrefixes) {
+    SmallString<128> Path(Argv0);
+    if (!sys::fs::exists(Path))
+      if (ErrorOr<std::string> P = sys::findProgramByName(Path))
+        Path = *P;
+    return std::string(Path);
+  }
+  // Any symbol in this binary locates it.
+  void *P = (void *)(intptr_t)getExecutablePath;
+  return sys::fs::getMainExecutable(Argv0, P);
+}
+
+// clang -cc1as is not in libclang-cpp; assembler jobs run clang-22's own
+// integrated assembler with the very same arguments.
+static int runStockIntegratedAssembler(ArrayRef<const char *> ArgV) {
+  std::string Clang = ULTO_LLVM_TOOLS_DIR "/clang";
+  SmallVector<StringRef, 64> Args = {Clang};
+  Args.append(ArgV.begin() + 1, ArgV.end());
+  std::string Error;
+  int Status = sys::ExecuteAndWait(Clang, Args, std::nullopt, {}, 0, 0, &Error);
+  if (Status < 0)
+    errs() << "ulto-clang: error: cannot run '" << Clang << "': " << Error
+           << '\n';
+  return Status;
+}
+
+static int runIntegratedTool(SmallVectorImpl<const char *> &ArgV) {
+  // Options are global in LLVM; the driver may have used some already.
+  cl::ResetAllOptionOccurrences();
+  BumpPtrAllocator A;
+  cl::ExpansionContext ECtx(A, cl::TokenizeGNUCommandLine);
+  if (Error Err = ECtx.expandResponseFiles(ArgV)) {
+    errs() << toString(std::move(Err)) << '\n';
+    return 1;
+  }
+  StringRef Tool = ArgV[1];
+  if (Tool == "-cc1")
+    return ulto::runCC1(ArrayRef(ArgV).slice(2), ArgV[0],
+                        (void *)(intptr_t)getExecutablePath);
+  if (Tool == "-cc1as")
+    return runStockIntegratedAssembler(ArgV);
+  errs() << "error: unknown integrated tool '" << Tool
+         << "'. Valid tools include '-cc1' and '-cc1as'.\n";
+  return 1;
+}
+
+// "ulto-clang++" picks its driver mode as "clang++" does; left in, "ulto"
+// would be taken for a target prefix.
+static ParsedClangName parseProgramName(StringRef Argv0) {
+  StringRef Name = sys::path::filename(Argv0);
+  Name.consume_front("ulto-");
+  return ToolChain::getTargetAndModeFromProgramName(Name);
+}
+
+// ulto's driver options, as taken off the command line.
+struct UltoDriverOptions {
+  std::vector<std::string> Pipeline; ///< -funified-lto-pipeline=, as written.
+  bool Distributed = false;          ///< -flto=distributed was given.
+};
+
+// Takes ulto's driver options off the command line, where clang would reject
+// them. -flto=distributed compiles as -flto=thin -funified-lto: distribution
+// is a link-time choice, and ld.ulto --lto=distributed links unified bitcode.
+static UltoDriverOptions takeUltoOptions(SmallVectorImpl<const char *> &Args) {
+  UltoDriverOptions Opts;
+  llvm::erase_if(Args, [&](const char *Arg) {
+    if (!Arg || !StringRef(Arg).starts_with(ulto::UnifiedPipelineOption))
+      return false;
+    Opts.Pipeline.push_back(Arg);
+    return true;
+  });
+  bool UnifiedGiven = false;
+  for (const char *&Arg : Args) {
+    StringRef A = Arg ? StringRef(Arg) : StringRef();
+    UnifiedGiven |= A == "-funified-lto" || A == "-fno-unified-lto";
+    if (A == "-flto=distributed") {
+      Arg = "-flto=thin";
+      Opts.Distributed = true;
+    }
+  }
+  if (Opts.Distributed && !UnifiedGiven)
+    Args.push_back("-funified-lto");
+  return Opts;
+}
+
+// A link with LTO uses ld.ulto (next to ulto-clang) unless the user chose a
+// linker, and tells ld.ulto or lld the LTO mode the -flto= flag names; clang
+// passes none, so unified bitcode would always link as ThinLTO. The mode is
+// passed for -funified-lto links only: other bitcode had its mode fixed when
+// it was compiled.
+static void chooseLinkTimeLTO(const Driver &D, const InputArgList &List,
+                              const UltoDriverOptions &Opts,
+                              SmallVectorImpl<const char *> &Args,
+                              StringSaver &Saver) {
+  DerivedArgList DAL(List);
+  for (Arg *A : List)
+    DAL.append(A);
+  const Arg *LTO = List.getLastArg(options::OPT_flto, options::OPT_flto_EQ,
+                                   options::OPT_fno_lto);
+  if (D.getFinalPhase(DAL) != phases::Link || !LTO ||
+      LTO->getOption().matches(options::OPT_fno_lto))
+    return;
+
+  const Arg *UseLd = List.getLastArg(options::OPT_fuse_ld_EQ);
+  StringRef Linker = UseLd ? UseLd->getValue() : "";
+  if (!List.hasArg(options::OPT_ld_path_EQ) &&
+      (Linker.empty() || Linker == "ulto")) {
+    SmallString<256> LdUlto(sys::path::parent_path(D.ClangExecutable));
+    sys::path::append(LdUlto, "ld.ulto");
+    // -fuse-ld=lld tells clang the linker speaks lld's options.
+    Args.push_back("-fuse-ld=lld");
+    Args.push_back(Saver.save("--ld-path=" + LdUlto).data());
+    Linker = "ulto";
+  }
+  bool Unified = List.hasFlag(options::OPT_funified_lto,
+                              options::OPT_fno_unified_lto, false);
+  if ((Linker != "ulto" && Linker != "lld") || (!Unified && !Opts.Distributed))
+    return;
+  StringRef Mode = LTO->getOption().matches(options::OPT_flto)
+                       ? "full"
+                       : StringRef(LTO->getValue());
+  if (Opts.Distributed)
+    Mode = "distributed";
+  if (Mode == "thin" || Mode == "full" || Mode == "distributed")
+    Args.push_back(Saver.save("-Wl,--lto=" + Mode).data());
+}
+
+// Gives ulto's options to the cc1 jobs that compile unified bitcode, as
+// cc1 arguments, so that -### prints commands that reproduce the compile.
+static void applyUltoOptions(Compilation &C, const Driver &D,
+                             ArrayRef<std::string> Taken) {
+  ulto::UnifiedPipeline Pipeline = ulto::UnifiedPipeline::Full;
+  for (StringRef Arg : Taken) {
+    StringRef Value = Arg.substr(ulto::UnifiedPipelineOption.size());
+    std::optional<ulto::UnifiedPipeline> P = ulto::parseUnifiedPipeline(Value);
+    if (!P) {
+      D.Diag(diag::err_drv_invalid_value) << Arg << Value;
+      return;
+    }
+    Pipeline = *P;
+  }
+
+  bool Used = false;
+  for (Command &Job : C.getJobs()) {
+    ArgStringList JobArgs = Job.getArguments();
+    auto IsUnified = [](const char *A) {
+      return StringRef(A) == "-funified-lto";
+    };
+    if (JobArgs.empty() || StringRef(JobArgs[0]) != "-cc1" ||
+        llvm::none_of(JobArgs, IsUnified))
+      continue;
+    Used = true;
+    if (Pipeline == ulto::UnifiedPipeline::Thin)
+      JobArgs.push_back(C.getArgs().MakeArgString(
+          Twine(ulto::UnifiedPipelineOption) + "thin"));
+    // A temporary object's random name must not reach the module ID.
+    auto IsTemporary = [&](const std::string &Out) {
+      return llvm::any_of(C.getTempFiles(),
+                          [&](const char *T) { return Out == T; });
+    };
+    if (llvm::any_of(Job.getOutputFilenames(), IsTemporary))
+      JobArgs.push_back(ulto::IdentityOutputOption.data());
+    Job.replaceArguments(JobArgs);
+  }
+  // Unified bitcode is split so that CFI and devirtualising consumers can use
+  // it; an unsplit module would quietly disable both for the whole link.
+  if (Used && !C.getArgs().hasFlag(options::OPT_fsplit_lto_unit,
+                                   options::OPT_fno_split_lto_unit, true))
+    D.Diag(diag::err_drv_argument_not_allowed_with) << "-fno-split-lto-unit"
+                                                    << "-funified-lto";
+  if (!Taken.empty() && !Used)
+    D.Diag(diag::warn_drv_unused_argument) << Taken.back();
+}
+
+int ulto::runClangDriver(ArrayRef<const char *> Argv,
+                         StringRef ExecutablePath) {
+  SmallVector<const char *, 256> Args(Argv.begin(), Argv.end());
+  BumpPtrAllocator A;
+  auto VFS = vfs::getRealFileSystem();
+
+  // @file arguments expand exactly as in clang.
+  if (Error Err = clang::driver::expandResponseFiles(
+          Args, /*ClangCLMode=*/false, A, VFS.get())) {
+    errs() << toString(std::move(Err)) << '\n';
+    return 1;
+  }
+
+  // `ulto-clang -cc1 ...`: a job the driver runs out of process.
+  if (Args.size() >= 2 && StringRef(Args[1]).starts_with("-cc1"))
+    return runIntegratedTool(Args);
+
+  // ulto's options leave the command line before clang parses it.
+  UltoDriverOptions UltoOptions = takeUltoOptions(Args);
+
+  // Diagnostics and the Driver, set up as clang-22's driver sets them up.
+  bool CanonicalPrefixes = true;
+  for (const char *Arg : ArrayRef(Args).slice(1))
+    if (Arg && StringRef(Arg) == "-no-canonical-prefixes")
+      CanonicalPrefixes = false;
+    else if (Arg && StringRef(Arg) == "-canonical-prefixes")
+      CanonicalPrefixes = true;
+  std::string Path = ExecutablePath.empty()
+                         ? getExecutablePath(Args[0], CanonicalPrefixes)
+                         : ExecutablePath.str();
+
+  unsigned MissingIndex, MissingCount;
+  InputArgList ArgList = getDriverOptTable().ParseArgs(
+      ArrayRef(Args).slice(1), MissingIndex, MissingCount);
+  std::unique_ptr<DiagnosticOptions> DiagOpts = CreateAndPopulateDiagOpts(Args);
+  DiagOpts->DiagnosticSuppressionMappingsFile.clear();
+  auto *DiagClient = new TextDiagnosticPrinter(errs(), *DiagOpts);
+  DiagClient->setPrefix(std::string(sys::path::stem(Args[0])));
+  DiagnosticsEngine Diags(DiagnosticIDs::create(), *DiagOpts, DiagClient);
+  if (!DiagOpts->DiagnosticSerializationFile.empty())
+    Diags.setClient(new ChainedDiagnosticConsumer(
+        Diags.takeClient(),
+        serialized_diags::create(DiagOpts->DiagnosticSerializationFile,
+                                 *DiagOpts, /*MergeChildRecords=*/true)));
+  ProcessWarningOptions(Diags, *DiagOpts, *VFS, /*ReportDiags=*/false);
+  bool UseNewCC1Process = ArgList.hasFlag(options::OPT_fno_integrated_cc1,
+                                          options::OPT_fintegrated_cc1, false);
+
+  Driver TheDriver(Path, sys::getDefaultTargetTriple(), Diags,
+                   "clang LLVM compiler", VFS);
+  ParsedClangName NameParts = parseProgramName(Args[0]);
+  TheDriver.setTargetAndMode(NameParts);
+  if (NameParts.DriverMode)
+    Args.insert(Args.begin() + 1, NameParts.DriverMode);
+  // ulto-clang is installed elsewhere than clang-22 but must find the same
+  // resource headers, linkers and tools.
+  TheDriver.ResourceDir = ULTO_CLANG_RESOURCE_DIR;
+  TheDriver.Dir = ULTO_LLVM_TOOLS_DIR;
+  if (!UseNewCC1Process) {
+    TheDriver.CC1Main = [](SmallVectorImpl<const char *> &ArgV) {
+      return runIntegratedTool(ArgV);
+    };
+    CrashRecoveryContext::Enable();
+  }
+
+  // The link: which linker, and the LTO mode it is to use.
+  StringSaver Saver(A);
+  chooseLinkTimeLTO(TheDriver, ArgList, UltoOptions, Args, Saver);
+
+  // The jobs, with ulto's options handed to the compile jobs.
+  std::unique_ptr<Compilation> C(TheDriver.BuildCompilation(Args));
+  applyUltoOptions(*C, TheDriver, UltoOptions.Pipeline);
+
+  // Run them; report and reproduce failures as clang does.
+  int Res = 1;
+  bool IsCrash = false;
+  const Command *FailingCommand = nullptr;
+  Driver::CommandStatus Status = Driver::CommandStatus::Ok;
+  if (!C->containsError()) {
+    SmallVector<std::pair<int, const Command *>, 4> FailingCommands;
+    Res = TheDriver.ExecuteCompilation(*C, FailingCommands);
+    for (const auto &[Result, Cmd] : FailingCommands) {
+      FailingCommand = Cmd;
+      if (!Res)
+        Res = Result;
+      // Negative: signalled; 70: fatal error; >128: in-process crash.
+      IsCrash = Result < 0 || Result == 70 || Result > 128;
+      Status =
+          IsCrash ? Driver::CommandStatus::Crash : Driver::CommandStatus::Error;
+      if (IsCrash)
+        break;
+    }
+  }
+  if (FailingCommand &&
+      TheDriver.maybeGenerateCompilationDiagnostics(
+          Status, Driver::ReproLevel::OnCrash, *C, *FailingCommand))
+    Res = 1;
+  Diags.getClient()->finish();
+
+  TimerGroup::printAll(errs());
+  TimerGroup::clearAll();
+  return Res;
+}
