@@ -76,6 +76,10 @@ int ulto::cacheMain(ArrayRef<const char *> Args) {
 
   std::string Dir =
       ArgList.getLastArgValue(OPT_cache_dir, defaultCacheDirectory()).str();
+  if (Dir.empty()) {
+    error() << "--cache-dir= needs a directory\n";
+    return 1;
+  }
   if (Actions[0] == "stats")
     return printStats(Dir, ArgList.hasArg(OPT_json));
 

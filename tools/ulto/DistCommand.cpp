@@ -147,6 +147,10 @@ int ulto::distMain(ArrayRef<const char *> Args) {
 
   std::string CacheDir =
       ArgList.getLastArgValue(OPT_cache_dir, defaultCacheDirectory()).str();
+  if (CacheDir.empty()) {
+    error() << "--cache-dir= needs a directory\n";
+    return 1;
+  }
   std::string Policy =
       ArgList.getLastArgValue(OPT_cache_policy, DefaultCachePolicy).str();
   if (Error E = checkCachePolicy(Policy)) {

@@ -182,7 +182,7 @@ bool Run::produce(const BackendJob &Job, bool &CacheHit) {
     TimeTraceScope Scope("execute", Job.module());
     Result = Exec.run(List, Job);
   }
-  {
+  if (Result.Started) {
     std::lock_guard<std::mutex> Lock(Mutex);
     ++Summary.Executed;
   }

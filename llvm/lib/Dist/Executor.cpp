@@ -21,6 +21,7 @@ ExecutionResult LocalExecutor::run(const JobList &List, const BackendJob &Job) {
   SmallString<128> OutputFile;
   if (std::error_code EC =
           sys::fs::createTemporaryFile("ulto-backend", "txt", OutputFile)) {
+    Result.Started = false;
     Result.Failure = "could not be started: " + EC.message();
     return Result;
   }
@@ -31,6 +32,7 @@ ExecutionResult LocalExecutor::run(const JobList &List, const BackendJob &Job) {
 
   ErrorOr<std::string> Compiler = sys::findProgramByName(List.compiler());
   if (!Compiler) {
+    Result.Started = false;
     Result.Failure = "could not be started: compiler '" +
                      List.compiler().str() + "' not found";
     return Result;
@@ -47,9 +49,10 @@ ExecutionResult LocalExecutor::run(const JobList &List, const BackendJob &Job) {
           MemoryBuffer::getFile(OutputFile, /*IsText=*/true))
     Result.Output = (*Output)->getBuffer().str();
 
-  if (ExecutionFailed)
+  if (ExecutionFailed) {
+    Result.Started = false;
     Result.Failure = "could not be started: " + ErrMsg;
-  else if (Status == -2)
+  } else if (Status == -2)
     Result.Failure = "crashed: " + ErrMsg;
   else if (Status != 0)
     Result.Failure = "exited with status " + std::to_string(Status);

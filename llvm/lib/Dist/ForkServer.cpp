@@ -182,6 +182,7 @@ ExecutionResult ForkServer::run(ArrayRef<std::string> Argv,
   {
     std::lock_guard<std::mutex> Lock(SendMutex);
     if (send(Socket, Request.data(), Request.size(), MSG_NOSIGNAL) < 0) {
+      Result.Started = false;
       Result.Failure =
           "could not be started: fork server: " + std::string(strerror(errno));
       return Result;
@@ -219,9 +220,11 @@ ExecutionResult ForkServer::run(ArrayRef<std::string> Argv,
     Result.Output = (*Output)->getBuffer().str();
   if (Ended->Kind == 1)
     Result.Failure = "crashed: " + std::string(strsignal(Ended->Code));
-  else if (Ended->Kind == 2)
-    Result.Failure =
-        "could not be started: fork server: " + std::string(strerror(Ended->Code));
+  else if (Ended->Kind == 2) {
+    Result.Started = false;
+    Result.Failure = "could not be started: fork server: " +
+                     std::string(strerror(Ended->Code));
+  }
   else if (Ended->Code != 0)
     Result.Failure = "exited with status " + std::to_string(Ended->Code);
   return Result;

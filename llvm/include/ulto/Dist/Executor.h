@@ -18,6 +18,8 @@
 namespace ulto {
 
 struct ExecutionResult {
+  /// False when the job never ran (no compiler, no process).
+  bool Started = true;
   /// Why the job failed, as one phrase ("exited with status 1", "crashed:
   /// Segmentation fault"); empty when it exited 0.
   std::string Failure;
