@@ -20,8 +20,8 @@
 #include "llvm/Option/OptTable.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/Path.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
@@ -132,9 +132,9 @@ std::vector<std::string> takeDistOptions(SmallVectorImpl<const char *> &Args) {
 // lld's arguments for a distributed link: --lto=thin, with ulto dist as the
 // distributor and clang-22 as the backend compiler unless the command line
 // names its own. Empty after reporting an error.
-std::vector<std::string> distributedLinkArgs(const char *Argv0,
-                                             const Options &Opts,
-                                             ArrayRef<std::string> DistOptions) {
+std::vector<std::string>
+distributedLinkArgs(const char *Argv0, const Options &Opts,
+                    ArrayRef<std::string> DistOptions) {
   std::vector<std::string> Args;
   if (Opts.HasDistributor) {
     if (!DistOptions.empty())
@@ -144,8 +144,8 @@ std::vector<std::string> distributedLinkArgs(const char *Argv0,
       Args.push_back("--lto=thin");
     return Args;
   }
-  SmallString<256> Ulto(
-      sys::fs::getMainExecutable(Argv0, reinterpret_cast<void *>(&reportError)));
+  SmallString<256> Ulto(sys::fs::getMainExecutable(
+      Argv0, reinterpret_cast<void *>(&reportError)));
   sys::path::remove_filename(Ulto);
   sys::path::append(Ulto, "ulto");
   if (!sys::fs::can_execute(Ulto)) {

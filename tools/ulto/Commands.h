@@ -20,6 +20,9 @@ int distMain(llvm::ArrayRef<const char *> Args);
 /// `ulto cache stats|prune`: the backend cache of `ulto dist`.
 int cacheMain(llvm::ArrayRef<const char *> Args);
 
+/// `ulto sdk check FILE...`: is this a universal bitcode SDK?
+int sdkMain(llvm::ArrayRef<const char *> Args);
+
 } // namespace ulto
 
 #endif // ULTO_TOOLS_ULTO_COMMANDS_H

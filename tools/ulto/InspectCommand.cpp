@@ -45,14 +45,7 @@ struct FileResult {
 FileResult inspectFile(StringRef Path) {
   FileResult Result;
   Result.Path = Path.str();
-  ErrorOr<std::unique_ptr<MemoryBuffer>> Buffer = MemoryBuffer::getFileOrSTDIN(
-      Path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
-  if (!Buffer) {
-    Result.Error = Buffer.getError().message();
-    return Result;
-  }
-  Expected<std::vector<LTOModuleInfo>> Modules =
-      readLTOModuleInfo((*Buffer)->getMemBufferRef());
+  Expected<std::vector<LTOModuleInfo>> Modules = readLTOModuleInfoFile(Path);
   if (!Modules)
     Result.Error = toString(Modules.takeError());
   else

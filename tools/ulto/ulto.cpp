@@ -32,6 +32,8 @@ const Command Commands[] = {
     {"dist", ulto::distMain,
      "run the ThinLTO backends of a distributed link (DTLTO distributor)"},
     {"cache", ulto::cacheMain, "show or prune the backend cache of dist"},
+    {"sdk", ulto::sdkMain,
+     "check that bitcode archives form a universal SDK (sdk check)"},
 };
 
 void printUsage(raw_ostream &OS) {

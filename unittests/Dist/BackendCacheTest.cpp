@@ -2,11 +2,11 @@
 
 #include "ulto/Dist/BackendCache.h"
 
+#include "ErrorText.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Testing/Support/SupportHelpers.h"
-#include "ErrorText.h"
 #include "gtest/gtest.h"
 
 using namespace llvm;
@@ -41,7 +41,8 @@ TEST(BackendCacheTest, StoresAndFinds) {
 
 TEST(BackendCacheTest, DamagedEntriesAreDroppedMisses) {
   unittest::TempDir Dir("cache", /*Unique=*/true);
-  Expected<std::unique_ptr<BackendCache>> Cache = BackendCache::open(Dir.path());
+  Expected<std::unique_ptr<BackendCache>> Cache =
+      BackendCache::open(Dir.path());
   ASSERT_EQ(errorText(Cache), "");
   ASSERT_EQ(errorText((*Cache)->store(Key, "object bytes")), "");
   std::string Entry(Dir.path(("llvmcache-" + Key).str()));
@@ -71,7 +72,8 @@ TEST(BackendCacheTest, StatsOfAbsentDirectoryAreZero) {
 
 TEST(BackendCacheTest, PrunesByPolicy) {
   unittest::TempDir Dir("cache", /*Unique=*/true);
-  Expected<std::unique_ptr<BackendCache>> Cache = BackendCache::open(Dir.path());
+  Expected<std::unique_ptr<BackendCache>> Cache =
+      BackendCache::open(Dir.path());
   ASSERT_EQ(errorText(Cache), "");
   std::string Other(Key);
   Other[0] = 'f';

@@ -8,13 +8,13 @@
 
 #include "ulto/Dist/CacheKey.h"
 
+#include "ErrorText.h"
 #include "llvm/Bitcode/BitcodeWriter.h"
 #include "llvm/IR/ModuleSummaryIndex.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Testing/Support/SupportHelpers.h"
-#include "ErrorText.h"
 #include "gtest/gtest.h"
 
 using namespace llvm;
@@ -42,10 +42,9 @@ JobList jobList(StringRef Dir, StringRef Module, StringRef Import) {
 TEST(CacheKeyTest, ArgsNameRolesNotPaths) {
   JobList List = jobList("/build/one", "lib.a(m.o at 8).4.1A2B.o", "b.o");
   EXPECT_EQ(normaliseArgs(List, List.Jobs[0]),
-            (std::vector<std::string>{"-c", "-O2",
-                                      "-fprofile-sample-use=%common0",
-                                      "%module", "-fthinlto-index=%shard",
-                                      "-o", "%output"}));
+            (std::vector<std::string>{
+                "-c", "-O2", "-fprofile-sample-use=%common0", "%module",
+                "-fthinlto-index=%shard", "-o", "%output"}));
   JobList Other = jobList("/elsewhere", "m.o", "b.o");
   EXPECT_EQ(normaliseArgs(List, List.Jobs[0]),
             normaliseArgs(Other, Other.Jobs[0]));
@@ -57,8 +56,8 @@ std::string shard(StringRef ModulePath, StringRef ImportPath,
   ModuleSummaryIndex Index(/*HaveGVs=*/false);
   Index.addModule(ModulePath, ModuleHash{{1, 1, 1, 1, 1}});
   Index.addModule(ImportPath, ModuleHash{{ImportHash, 2, 2, 2, 2}});
-  for (auto [Path, G] : {std::pair(ModulePath, GUID),
-                         std::pair(ImportPath, GUID + 1)}) {
+  for (auto [Path, G] :
+       {std::pair(ModulePath, GUID), std::pair(ImportPath, GUID + 1)}) {
     SmallVector<FunctionSummary::EdgeTy, 0> NoCalls;
     auto Summary = std::make_unique<FunctionSummary>(
         FunctionSummary::makeDummyFunctionSummary(std::move(NoCalls)));
@@ -74,14 +73,14 @@ std::string shard(StringRef ModulePath, StringRef ImportPath,
 
 std::string normalise(StringRef Bytes,
                       std::map<std::string, std::string> Names) {
-  Expected<std::string> Text = normaliseIndexShard(
-      MemoryBufferRef(Bytes, "shard"),
-      [&](StringRef Path) -> std::optional<std::string> {
-        auto It = Names.find(Path.str());
-        if (It == Names.end())
-          return std::nullopt;
-        return It->second;
-      });
+  Expected<std::string> Text =
+      normaliseIndexShard(MemoryBufferRef(Bytes, "shard"),
+                          [&](StringRef Path) -> std::optional<std::string> {
+                            auto It = Names.find(Path.str());
+                            if (It == Names.end())
+                              return std::nullopt;
+                            return It->second;
+                          });
   EXPECT_EQ(errorText(Text), "");
   return Text ? *Text : "";
 }
@@ -141,8 +140,8 @@ TEST(CacheKeyTest, KeyIsPathIndependent) {
   };
 
   JobList A = writeLink(One.path(), "m.o", "b.o", "import v1");
-  JobList B = writeLink(Two.path(), "lib.a(m.o at 8).3.F00.o", "other.o",
-                        "import v1");
+  JobList B =
+      writeLink(Two.path(), "lib.a(m.o at 8).3.F00.o", "other.o", "import v1");
   std::string KeyA = Key(A);
   EXPECT_EQ(KeyA.size(), 64u);
   EXPECT_EQ(KeyA, Key(B));
@@ -159,7 +158,8 @@ TEST(CacheKeyTest, KeyIsPathIndependent) {
 TEST(CacheKeyTest, MissingInputIsAnError) {
   FileDigests Digests;
   JobList List = jobList("/nonexistent", "m.o", "b.o");
-  EXPECT_NE(errorText(computeBackendKey(List, List.Jobs[0], "id", Digests)), "");
+  EXPECT_NE(errorText(computeBackendKey(List, List.Jobs[0], "id", Digests)),
+            "");
 }
 
 } // namespace

@@ -67,7 +67,8 @@ TEST(ForkServerTest, ManyJobsAtOnce) {
   for (std::thread &T : Threads)
     T.join();
   for (size_t I = 0; I != Results.size(); ++I) {
-    EXPECT_EQ(Results[I].Output, "fail\n" + std::to_string(I) + "\non stderr\n");
+    EXPECT_EQ(Results[I].Output,
+              "fail\n" + std::to_string(I) + "\non stderr\n");
     EXPECT_EQ(Results[I].Failure,
               I ? "exited with status " + std::to_string(I) : "");
   }

@@ -56,9 +56,8 @@ TEST(JobListTest, NamesWhatIsWrong) {
   expectError(R"({"jobs": []})",
               "jobs.json: not a DTLTO job list: missing value at "
               "(root).common");
-  expectError(
-      R"({"common": {"linker_output": "x", "args": []}, "jobs": []})",
-      "jobs.json: not a DTLTO job list: common.args names no compiler");
+  expectError(R"({"common": {"linker_output": "x", "args": []}, "jobs": []})",
+              "jobs.json: not a DTLTO job list: common.args names no compiler");
   expectError(R"({"common": {"linker_output": "x", "args": ["c"]},
                   "jobs": [{"args": [], "inputs": ["a.o"], "outputs": ["o"]}]})",
               "jobs.json: not a DTLTO job list: expected the module and its "

@@ -2,9 +2,9 @@
 
 #include "ulto/Dist/ObjectCheck.h"
 
+#include "ErrorText.h"
 #include "llvm/ObjectYAML/yaml2obj.h"
 #include "llvm/Support/YAMLTraits.h"
-#include "ErrorText.h"
 #include "gtest/gtest.h"
 
 using namespace llvm;
@@ -28,18 +28,22 @@ std::string elf(StringRef Type, StringRef Machine) {
 TEST(ObjectCheckTest, AcceptsRelocatableObjectsForTheTarget) {
   std::string Object = elf("ET_REL", "EM_X86_64");
   EXPECT_EQ(errorText(checkBackendObject(MemoryBufferRef(Object, "o"),
-                                       Triple("x86_64-pc-linux-gnu"))), "");
+                                         Triple("x86_64-pc-linux-gnu"))),
+            "");
 }
 
 TEST(ObjectCheckTest, SaysWhatIsWrong) {
   Triple X86("x86_64-pc-linux-gnu");
-  EXPECT_EQ(errorText(checkBackendObject(MemoryBufferRef("", "o"), X86)), "is empty");
-  EXPECT_NE(errorText(checkBackendObject(MemoryBufferRef("junk", "o"), X86)), "");
+  EXPECT_EQ(errorText(checkBackendObject(MemoryBufferRef("", "o"), X86)),
+            "is empty");
+  EXPECT_NE(errorText(checkBackendObject(MemoryBufferRef("junk", "o"), X86)),
+            "");
   std::string Exec = elf("ET_EXEC", "EM_X86_64");
-  EXPECT_EQ(errorText(checkBackendObject(MemoryBufferRef(Exec, "o"), X86)), "is not a relocatable object file");
+  EXPECT_EQ(errorText(checkBackendObject(MemoryBufferRef(Exec, "o"), X86)),
+            "is not a relocatable object file");
   std::string Arm = elf("ET_REL", "EM_AARCH64");
-  EXPECT_EQ(errorText(
-      checkBackendObject(MemoryBufferRef(Arm, "o"), X86)), "is an object for aarch64, not for x86_64-pc-linux-gnu");
+  EXPECT_EQ(errorText(checkBackendObject(MemoryBufferRef(Arm, "o"), X86)),
+            "is an object for aarch64, not for x86_64-pc-linux-gnu");
 }
 
 } // namespace

@@ -38,12 +38,14 @@
 #include "llvm/IR/DiagnosticInfo.h"
 #include "llvm/IR/DiagnosticPrinter.h"
 #include "llvm/IR/GlobalVariable.h"
+#include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Object/Archive.h"
 #include "llvm/Object/ObjectFile.h"
 #include "llvm/Support/CrashRecoveryContext.h"
 #include "llvm/Support/ErrorHandling.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/TargetParser/Triple.h"
 #include "llvm/Transforms/Utils/ModuleUtils.h"
@@ -145,6 +147,31 @@ bool hasTypeMetadata(const Module &M) {
   for (const GlobalObject &GO : M.global_objects())
     if (GO.hasMetadata(LLVMContext::MD_type))
       return true;
+  return false;
+}
+
+bool definesVTables(const Module &M) {
+  return any_of(M.globals(), [](const GlobalVariable &GV) {
+    return !GV.isDeclaration() && GV.getName().starts_with("_ZTV");
+  });
+}
+
+// -fsanitize=cfi-icall sets a module flag; CFI's other checks branch on
+// llvm.type.test, where devirtualization only assumes its result.
+bool hasCFIChecks(const Module &M) {
+  if (M.getModuleFlag("CFI Canonical Jump Tables"))
+    return true;
+  if (const Function *Checked = M.getFunction("llvm.type.checked.load"))
+    if (!Checked->use_empty())
+      return true;
+  const Function *TypeTest = M.getFunction("llvm.type.test");
+  if (!TypeTest)
+    return false;
+  for (const User *Call : TypeTest->users())
+    for (const User *Use : Call->users())
+      if (const auto *II = dyn_cast<IntrinsicInst>(Use);
+          !II || II->getIntrinsicID() != Intrinsic::assume)
+        return true;
   return false;
 }
 
@@ -255,6 +282,9 @@ Expected<std::vector<LTOModuleInfo>> readBitcodeModules(MemoryBufferRef Buffer,
     Info.Split = LTOInfo->EnableSplitLTOUnit;
     Info.HasTypeMetadata = hasTypeMetadata(**M);
     Info.Triple = (*M)->getTargetTriple().str();
+    Info.DataLayout = (*M)->getDataLayoutStr();
+    Info.DefinesVTables = definesVTables(**M);
+    Info.HasCFIChecks = hasCFIChecks(**M);
     Infos.push_back(std::move(Info));
     Modules.push_back(std::move(*M));
   }
@@ -451,6 +481,14 @@ Expected<std::vector<LTOModuleInfo>> readLTOModuleInfo(MemoryBufferRef Buffer) {
   if (identify_magic(Buffer.getBuffer()) == file_magic::archive)
     return readArchive(Buffer);
   return readObject(Buffer, /*Member=*/"", /*InArchive=*/false);
+}
+
+Expected<std::vector<LTOModuleInfo>> readLTOModuleInfoFile(StringRef Path) {
+  ErrorOr<std::unique_ptr<MemoryBuffer>> Buffer = MemoryBuffer::getFileOrSTDIN(
+      Path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+  if (!Buffer)
+    return createStringError(Buffer.getError(), Buffer.getError().message());
+  return readLTOModuleInfo((*Buffer)->getMemBufferRef());
 }
 
 } // namespace ulto

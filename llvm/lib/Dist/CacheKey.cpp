@@ -172,8 +172,7 @@ Expected<std::string> computeCompilerIdentity(StringRef Compiler) {
   StringRef Args[] = {*Path, "--version"};
   if (sys::ExecuteAndWait(*Path, Args, std::nullopt, Redirects,
                           /*SecondsToWait=*/60, 0, &ErrMsg) != 0)
-    return createStringError("cannot run '%s --version': %s",
-                             Path->c_str(),
+    return createStringError("cannot run '%s --version': %s", Path->c_str(),
                              ErrMsg.empty() ? "it failed" : ErrMsg.c_str());
   Expected<std::unique_ptr<MemoryBuffer>> Version = readFile(VersionFile);
   if (!Version)
@@ -233,14 +232,14 @@ Expected<std::string> computeBackendKey(const JobList &List,
   Expected<std::unique_ptr<MemoryBuffer>> Shard = readFile(Job.indexShard());
   if (!Shard)
     return Shard.takeError();
-  Expected<std::string> ShardText = normaliseIndexShard(
-      (*Shard)->getMemBufferRef(),
-      [&](StringRef Path) -> std::optional<std::string> {
-        auto It = NameOfPath.find(Path.str());
-        if (It == NameOfPath.end())
-          return std::nullopt;
-        return It->second;
-      });
+  Expected<std::string> ShardText =
+      normaliseIndexShard((*Shard)->getMemBufferRef(),
+                          [&](StringRef Path) -> std::optional<std::string> {
+                            auto It = NameOfPath.find(Path.str());
+                            if (It == NameOfPath.end())
+                              return std::nullopt;
+                            return It->second;
+                          });
   if (!ShardText)
     return ShardText.takeError();
   addField(Hasher, *ShardText);

@@ -27,9 +27,9 @@ namespace ulto {
 std::string DistSummary::format(StringRef ExecutorName) const {
   std::string Line;
   raw_string_ostream OS(Line);
-  OS << "ulto dist: " << Jobs << (Jobs == 1 ? " job: " : " jobs: ")
-     << CacheHits << " cached, " << Executed << " executed, " << Failed
-     << " failed (" << ExecutorName << ", " << Parallelism << " at once)";
+  OS << "ulto dist: " << Jobs << (Jobs == 1 ? " job: " : " jobs: ") << CacheHits
+     << " cached, " << Executed << " executed, " << Failed << " failed ("
+     << ExecutorName << ", " << Parallelism << " at once)";
   if (DamagedEntries)
     OS << ", " << DamagedEntries << " damaged cache "
        << (DamagedEntries == 1 ? "entry" : "entries") << " dropped";
@@ -47,8 +47,8 @@ class Run {
 public:
   Run(const JobList &List, Executor &Exec, const DistOptions &Opts,
       raw_ostream &ErrS)
-      : List(List), Exec(Exec), Opts(Opts), ErrS(ErrS),
-        Cache(Opts.Cache), Progress(ErrS, Opts.Progress, List.Jobs.size()) {}
+      : List(List), Exec(Exec), Opts(Opts), ErrS(ErrS), Cache(Opts.Cache),
+        Progress(ErrS, Opts.Progress, List.Jobs.size()) {}
 
   DistSummary run();
 
@@ -196,15 +196,17 @@ bool Run::produce(const BackendJob &Job, bool &CacheHit) {
   ErrorOr<std::unique_ptr<MemoryBuffer>> Object = MemoryBuffer::getFile(
       Job.output(), /*IsText=*/false, /*RequiresNullTerminator=*/false);
   if (!Object) {
-    fail(Job, "exited 0 but wrote no '" + Job.output() +
-                  "': " + Object.getError().message(),
+    fail(Job,
+         "exited 0 but wrote no '" + Job.output() +
+             "': " + Object.getError().message(),
          Result.Output);
     return false;
   }
   if (Error E = checkBackendObject(**Object, *Target)) {
     sys::fs::remove(Job.output());
-    fail(Job, "exited 0 but its output '" + Job.output() + "' " +
-                  toString(std::move(E)),
+    fail(Job,
+         "exited 0 but its output '" + Job.output() + "' " +
+             toString(std::move(E)),
          Result.Output);
     return false;
   }
@@ -253,8 +255,7 @@ DistSummary Run::run() {
       hardware_concurrency(Opts.Parallelism).compute_thread_count();
 
   if (Cache) {
-    Expected<std::string> Identity =
-        computeCompilerIdentity(List.compiler());
+    Expected<std::string> Identity = computeCompilerIdentity(List.compiler());
     if (Identity) {
       CompilerIdentity = std::move(*Identity);
     } else {

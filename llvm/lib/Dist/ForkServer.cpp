@@ -224,8 +224,7 @@ ExecutionResult ForkServer::run(ArrayRef<std::string> Argv,
     Result.Started = false;
     Result.Failure = "could not be started: fork server: " +
                      std::string(strerror(Ended->Code));
-  }
-  else if (Ended->Code != 0)
+  } else if (Ended->Code != 0)
     Result.Failure = "exited with status " + std::to_string(Ended->Code);
   return Result;
 }

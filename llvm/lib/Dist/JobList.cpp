@@ -37,8 +37,8 @@ struct CommonPart {
 
 bool fromJSON(const json::Value &V, CommonPart &C, json::Path P) {
   json::ObjectMapper O(V, P);
-  return O && O.map("linker_output", C.LinkerOutput) &&
-         O.map("args", C.Args) && O.mapOptional("inputs", C.Inputs);
+  return O && O.map("linker_output", C.LinkerOutput) && O.map("args", C.Args) &&
+         O.mapOptional("inputs", C.Inputs);
 }
 } // namespace
 
@@ -70,8 +70,8 @@ Expected<JobList> parseJobList(StringRef JSON, StringRef Name) {
     std::string Message;
     raw_string_ostream OS(Message);
     OS << Root.getError();
-    return createStringError("%s: not a DTLTO job list: %s",
-                             Name.str().c_str(), Message.c_str());
+    return createStringError("%s: not a DTLTO job list: %s", Name.str().c_str(),
+                             Message.c_str());
   }
   if (List.CommonArgs.empty())
     return createStringError("%s: not a DTLTO job list: common.args names "

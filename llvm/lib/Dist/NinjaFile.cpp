@@ -2,7 +2,6 @@
 
 #include "ulto/Dist/NinjaFile.h"
 
-
 using namespace llvm;
 
 namespace ulto {
@@ -21,8 +20,9 @@ std::string escapeNinjaPath(StringRef Path) {
 // holds nothing the shell reads specially, else single-quoted (inside single
 // quotes only the quote itself needs care).
 static std::string quoteForShell(StringRef Arg) {
-  constexpr StringLiteral Safe = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRST"
-                                 "UVWXYZ0123456789_+-=/.,:@%";
+  constexpr StringLiteral Safe =
+      "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRST"
+      "UVWXYZ0123456789_+-=/.,:@%";
   if (!Arg.empty() && Arg.find_first_not_of(Safe) == StringRef::npos)
     return Arg.str();
   std::string Quoted = "'";
@@ -50,8 +50,8 @@ void writeNinjaFile(const JobList &List, raw_ostream &OS) {
         "  command = $command\n"
         "  description = ThinLTO backend $module\n";
   for (const BackendJob &Job : List.Jobs) {
-    OS << "\nbuild " << escapeNinjaPath(Job.output())
-       << ": thinlto-backend " << escapeNinjaPath(Job.module());
+    OS << "\nbuild " << escapeNinjaPath(Job.output()) << ": thinlto-backend "
+       << escapeNinjaPath(Job.module());
     for (StringRef Input : ArrayRef(Job.Inputs).drop_front())
       OS << " " << escapeNinjaPath(Input);
     for (StringRef Input : List.CommonInputs)

@@ -37,8 +37,7 @@ Expected<Triple> readModuleTriple(StringRef Path) {
   Expected<std::string> TripleText =
       getBitcodeTargetTriple((*Buffer)->getMemBufferRef());
   if (!TripleText)
-    return createStringError("%s: not a bitcode module: %s",
-                             Path.str().c_str(),
+    return createStringError("%s: not a bitcode module: %s", Path.str().c_str(),
                              toString(TripleText.takeError()).c_str());
   return Triple(*TripleText);
 }

@@ -50,6 +50,14 @@ struct LTOModuleInfo {
   bool HasTypeMetadata = false;
   /// Target triple of the module or object; may be empty.
   std::string Triple;
+  /// The module's data layout; empty for native objects.
+  std::string DataLayout;
+  /// Whether the module defines a C++ vtable (a global named _ZTV...).
+  bool DefinesVTables = false;
+  /// Whether the module was compiled for CFI: clang's cfi-icall module flag,
+  /// a type test whose result is used other than by llvm.assume (whole-program
+  /// devirtualization's use), or a type-checked virtual load.
+  bool HasCFIChecks = false;
 };
 
 /// Reads every module of \p Buffer, which holds LLVM bitcode, an ELF object or
@@ -59,6 +67,11 @@ struct LTOModuleInfo {
 /// never a crash, once enableCrashRecovery() has been called.
 llvm::Expected<std::vector<LTOModuleInfo>>
 readLTOModuleInfo(llvm::MemoryBufferRef Buffer);
+
+/// readLTOModuleInfo on the file at \p Path ("-": standard input); errors do
+/// not repeat the path.
+llvm::Expected<std::vector<LTOModuleInfo>>
+readLTOModuleInfoFile(llvm::StringRef Path);
 
 /// Lets readLTOModuleInfo() turn crashes and fatal errors inside LLVM's
 /// bitcode reader into errors: the reader is not hardened against every

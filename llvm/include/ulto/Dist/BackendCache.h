@@ -1,4 +1,5 @@
-//===- BackendCache.h - Content-addressed cache of backend objects -*- C++ -*-===//
+//===- BackendCache.h - Content-addressed cache of backend objects -*- C++
+//-*-===//
 //
 // Native objects of ThinLTO backend jobs, stored under their cache key
 // (CacheKey.h) in one directory shared by every link, binary and build

@@ -1,4 +1,5 @@
-//===- Distributor.h - Runs the backend jobs of a distributed link -*- C++ -*-===//
+//===- Distributor.h - Runs the backend jobs of a distributed link -*- C++
+//-*-===//
 //
 // For each job of a DTLTO job list: its object comes from the cache when the
 // cache holds it, else from the executor; either way it is checked

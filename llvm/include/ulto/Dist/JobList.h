@@ -1,4 +1,5 @@
-//===- JobList.h - The backend jobs of a distributed ThinLTO link -*- C++ -*-===//
+//===- JobList.h - The backend jobs of a distributed ThinLTO link -*- C++
+//-*-===//
 //
 // The linker's thin link writes one JSON file per link (LLVM 22's DTLTO
 // protocol, lld --thinlto-distributor=) and waits for the distributor:
