@@ -53,18 +53,12 @@ int printStats(StringRef Dir, bool JSON) {
 
 int ulto::cacheMain(ArrayRef<const char *> Args) {
   CommandOptTable Table;
-  unsigned MissingIndex, MissingCount;
-  opt::InputArgList ArgList = Table.ParseArgs(Args, MissingIndex, MissingCount);
-  if (ArgList.hasArg(OPT_help)) {
-    Table.printHelp(outs(), "ulto cache stats|prune [options]",
-                    "Manage the ThinLTO backend cache of ulto dist");
+  opt::InputArgList ArgList;
+  bool BadArgs;
+  if (!Table.parse(Args, ToolName, "ulto cache stats|prune [options]",
+                   "Manage the ThinLTO backend cache of ulto dist", ArgList,
+                   BadArgs))
     return 0;
-  }
-  bool BadArgs = false;
-  for (const opt::Arg *A : ArgList.filtered(OPT_UNKNOWN)) {
-    error() << "unknown argument '" << A->getAsString(ArgList) << "'\n";
-    BadArgs = true;
-  }
   std::vector<std::string> Actions = ArgList.getAllArgValues(OPT_INPUT);
   if (!BadArgs && (Actions.size() != 1 ||
                    (Actions[0] != "stats" && Actions[0] != "prune"))) {

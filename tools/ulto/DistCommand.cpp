@@ -83,19 +83,12 @@ int runClangJob(ArrayRef<const char *> Argv) {
 
 int ulto::distMain(ArrayRef<const char *> Args) {
   CommandOptTable Table;
-  unsigned MissingIndex, MissingCount;
-  opt::InputArgList ArgList = Table.ParseArgs(Args, MissingIndex, MissingCount);
-  if (ArgList.hasArg(OPT_help)) {
-    Table.printHelp(outs(), "ulto dist [options] <jobs.json>",
-                    "Run the ThinLTO backend jobs of a distributed link");
+  opt::InputArgList ArgList;
+  bool BadArgs;
+  if (!Table.parse(Args, ToolName, "ulto dist [options] <jobs.json>",
+                   "Run the ThinLTO backend jobs of a distributed link",
+                   ArgList, BadArgs))
     return 0;
-  }
-
-  bool BadArgs = false;
-  for (const opt::Arg *A : ArgList.filtered(OPT_UNKNOWN)) {
-    error() << "unknown argument '" << A->getAsString(ArgList) << "'\n";
-    BadArgs = true;
-  }
   DistOptions Opts;
   if (const opt::Arg *A = ArgList.getLastArg(OPT_jobs)) {
     if (StringRef(A->getValue()).getAsInteger(10, Opts.Parallelism) ||

@@ -133,19 +133,12 @@ void printJSON(ArrayRef<FileResult> Results, raw_ostream &OS) {
 
 int ulto::inspectMain(ArrayRef<const char *> Args) {
   CommandOptTable Table;
-  unsigned MissingIndex, MissingCount;
-  opt::InputArgList ArgList = Table.ParseArgs(Args, MissingIndex, MissingCount);
-  if (ArgList.hasArg(OPT_help)) {
-    Table.printHelp(outs(), "ulto inspect [options] <file>...",
-                    "Show the LTO modules in bitcode files and archives");
+  opt::InputArgList ArgList;
+  bool BadArgs;
+  if (!Table.parse(Args, ToolName, "ulto inspect [options] <file>...",
+                   "Show the LTO modules in bitcode files and archives",
+                   ArgList, BadArgs))
     return 0;
-  }
-  bool BadArgs = false;
-  for (const opt::Arg *A : ArgList.filtered(OPT_UNKNOWN)) {
-    WithColor::error(errs(), ToolName)
-        << "unknown argument '" << A->getAsString(ArgList) << "'\n";
-    BadArgs = true;
-  }
   std::vector<std::string> Paths = ArgList.getAllArgValues(OPT_INPUT);
   if (Paths.empty() && !BadArgs) {
     WithColor::error(errs(), ToolName) << "no input files\n";

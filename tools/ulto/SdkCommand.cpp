@@ -98,19 +98,12 @@ void printVerdict(const SdkReport &Report, ArrayRef<std::string> Paths,
 
 int ulto::sdkMain(ArrayRef<const char *> Args) {
   CommandOptTable Table;
-  unsigned MissingIndex, MissingCount;
-  opt::InputArgList ArgList = Table.ParseArgs(Args, MissingIndex, MissingCount);
-  if (ArgList.hasArg(OPT_help)) {
-    Table.printHelp(outs(), "ulto sdk check [options] <archive|object>...",
-                    "Check that bitcode archives form a universal SDK");
+  opt::InputArgList ArgList;
+  bool BadArgs;
+  if (!Table.parse(
+          Args, ToolName, "ulto sdk check [options] <archive|object>...",
+          "Check that bitcode archives form a universal SDK", ArgList, BadArgs))
     return 0;
-  }
-  bool BadArgs = false;
-  for (const opt::Arg *A : ArgList.filtered(OPT_UNKNOWN)) {
-    WithColor::error(errs(), ToolName)
-        << "unknown argument '" << A->getAsString(ArgList) << "'\n";
-    BadArgs = true;
-  }
   std::vector<std::string> Paths = ArgList.getAllArgValues(OPT_INPUT);
   if (!BadArgs && (Paths.empty() || Paths[0] != "check")) {
     WithColor::error(errs(), "ulto sdk")
