@@ -25,3 +25,13 @@ config.environment["ULTO_CACHE_DIR"] = os.path.join(config.test_exec_root,
                                                     "ulto-cache")
 # Stock lld and clang run a distributor by path, not through PATH.
 config.substitutions.append(("%ulto", os.path.join(config.ulto_tools_dir, "ulto")))
+# Remote-execution tests run Bazel's RemoteWorker (Debian's bazel-bootstrap)
+# in a network namespace of their own, which needs unshare -n (root).
+import shutil, subprocess
+if (shutil.which("javac") and shutil.which("unshare") and shutil.which("ip")
+        and os.path.exists("/usr/share/bazel/A-server.jar")
+        and subprocess.call(["unshare", "-n", "true"],
+                            stderr=subprocess.DEVNULL) == 0):
+    config.available_features.add("remote-worker")
+config.substitutions.append(("%with-remote-worker", os.path.join(
+    config.test_source_root, "remote", "Inputs", "with-remote-worker.sh")))

@@ -20,13 +20,17 @@
 #include "ulto/Dist/JobList.h"
 #include "ulto/Dist/NinjaFile.h"
 #include "ulto/Frontend/ClangDriver.h"
+#include "ulto/Remote/Capabilities.h"
+#include "ulto/Remote/RemoteConfig.h"
 
 #include "clang/Basic/Stack.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Option/ArgList.h"
 #include "llvm/Option/OptTable.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/TargetSelect.h"
@@ -79,6 +83,46 @@ int runClangJob(ArrayRef<const char *> Argv) {
   return runClangDriver(Argv, Clang22Path);
 }
 
+// --check-remote: what the server offers and how far away it is.
+int checkRemote(const opt::InputArgList &ArgList) {
+  StringRef URL = ArgList.getLastArgValue(OPT_remote);
+  if (!ArgList.hasArg(OPT_check_remote)) {
+    error() << "backend jobs do not run remotely yet; --remote works with "
+               "--check-remote only\n";
+    return 1;
+  }
+  if (URL.empty()) {
+    error() << "--check-remote needs --remote=grpc://host:port\n";
+    return 1;
+  }
+  Expected<RemoteConfig> Config = parseRemoteURL(URL);
+  if (!Config) {
+    error() << toString(Config.takeError()) << "\n";
+    return 1;
+  }
+  Config->Instance = ArgList.getLastArgValue(OPT_remote_instance).str();
+  Expected<RemoteCapabilities> Caps = fetchCapabilities(
+      *Config, ULTO_VERSION, std::chrono::milliseconds(10000));
+  if (!Caps) {
+    error() << toString(Caps.takeError()) << "\n";
+    return 1;
+  }
+  outs() << "remote " << URL;
+  if (!Config->Instance.empty())
+    outs() << " (instance '" << Config->Instance << "')";
+  outs() << ": REAPI " << Caps->LowAPIVersion;
+  if (Caps->HighAPIVersion != Caps->LowAPIVersion)
+    outs() << "-" << Caps->HighAPIVersion;
+  outs() << ", digest " << join(Caps->DigestFunctions, "/") << ", max batch "
+         << (Caps->MaxBatchTotalSizeBytes
+                 ? std::to_string(Caps->MaxBatchTotalSizeBytes) + " bytes"
+                 : std::string("unlimited"))
+         << ", execution " << (Caps->ExecutionEnabled ? "enabled" : "disabled")
+         << ", round trip " << format("%.1f", Caps->RoundTripMilliseconds)
+         << " ms\n";
+  return 0;
+}
+
 } // namespace
 
 int ulto::distMain(ArrayRef<const char *> Args) {
@@ -89,6 +133,8 @@ int ulto::distMain(ArrayRef<const char *> Args) {
                    "Run the ThinLTO backend jobs of a distributed link",
                    ArgList, BadArgs))
     return 0;
+  if (ArgList.hasArg(OPT_check_remote) || ArgList.hasArg(OPT_remote))
+    return BadArgs ? 1 : checkRemote(ArgList);
   DistOptions Opts;
   if (const opt::Arg *A = ArgList.getLastArg(OPT_jobs)) {
     if (StringRef(A->getValue()).getAsInteger(10, Opts.Parallelism) ||

@@ -27,3 +27,12 @@ def spawn : Flag<["--"], "spawn">,
             HelpText<"Start every job as a new compiler process, even for "
                      "clang-22 (whose jobs otherwise run as forks of a "
                      "server with libclang-cpp loaded)">;
+def remote : Joined<["--"], "remote=">, MetaVarName<"<url>">,
+             HelpText<"REAPI server, grpc://host:port or grpcs://host:port "
+                      "(with --check-remote)">;
+def remote_instance : Joined<["--"], "remote-instance=">,
+                      MetaVarName<"<name>">,
+                      HelpText<"REAPI instance name">;
+def check_remote : Flag<["--"], "check-remote">,
+                   HelpText<"Report the server's capabilities and round-trip "
+                            "time, then exit">;

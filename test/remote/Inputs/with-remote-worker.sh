@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# with-remote-worker.sh DIR COMMAND...
+#
+# Runs COMMAND next to a real REAPI server, Bazel's RemoteWorker (built from
+# Debian's bazel-bootstrap-source into DIR/classes), inside a new network
+# namespace that has only loopback: the server listens on 127.0.0.1:8980 and
+# nothing outside can reach it. The server is stopped by its recorded PID;
+# COMMAND's exit status is the script's. Everything is bounded in time.
+set -euo pipefail
+dir=$1
+shift
+jar=/usr/share/bazel/A-server.jar
+src=/usr/src/bazel-bootstrap/src/tools/remote/src/main/java/com/google/devtools/build/remote/worker
+
+if [ ! -d "$dir/classes" ]; then
+  mkdir -p "$dir/classes.tmp"
+  javac -nowarn -d "$dir/classes.tmp" -cp "$jar" $(find "$src" -name '*.java') 2>/dev/null
+  mv "$dir/classes.tmp" "$dir/classes"
+fi
+mkdir -p "$dir/work" "$dir/cas"
+
+exec timeout 300 unshare -n bash -c '
+  dir=$1; jar=$2; shift 2
+  ip link set lo up
+  java -cp "$dir/classes:$jar" com.google.devtools.build.remote.worker.RemoteWorker \
+    --work_path="$dir/work" --cas_path="$dir/cas" --listen_port=8980 --jobs=2 \
+    --pid_file="$dir/server.pid" > "$dir/server.log" 2>&1 &
+  for i in $(seq 1 120); do
+    (exec 3<>/dev/tcp/127.0.0.1/8980) 2>/dev/null && break
+    sleep 0.25
+  done
+  set +e
+  "$@"
+  status=$?
+  kill "$(cat "$dir/server.pid")" 2>/dev/null
+  wait
+  exit $status
+' with-remote-worker "$dir" "$jar" "$@"

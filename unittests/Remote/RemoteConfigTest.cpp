@@ -1,0 +1,37 @@
+//===- RemoteConfigTest.cpp - Remote endpoints as users write them --------===//
+
+#include "ulto/Remote/RemoteConfig.h"
+
+#include "gtest/gtest.h"
+
+using namespace llvm;
+using namespace ulto;
+
+namespace {
+
+TEST(RemoteConfigTest, PlainAndTLS) {
+  Expected<RemoteConfig> Plain = parseRemoteURL("grpc://farm.example:8980");
+  ASSERT_TRUE(bool(Plain));
+  EXPECT_EQ(Plain->Target, "farm.example:8980");
+  EXPECT_FALSE(Plain->TLS);
+  Expected<RemoteConfig> TLS = parseRemoteURL("grpcs://10.0.0.1:443");
+  ASSERT_TRUE(bool(TLS));
+  EXPECT_EQ(TLS->Target, "10.0.0.1:443");
+  EXPECT_TRUE(TLS->TLS);
+  EXPECT_EQ(TLS->URL, "grpcs://10.0.0.1:443");
+}
+
+TEST(RemoteConfigTest, RefusesWhatIsNotAnEndpoint) {
+  for (StringRef Bad :
+       {"http://h:1", "grpc://h", "grpc://:80", "grpc://h:0", "grpc://h:65536",
+        "grpc://h:x", "grpc://h:80/path", "h:80"}) {
+    Expected<RemoteConfig> C = parseRemoteURL(Bad);
+    EXPECT_FALSE(bool(C)) << Bad.str();
+    if (!C)
+      EXPECT_EQ(toString(C.takeError()),
+                "invalid remote '" + Bad.str() +
+                    "': expected grpc://host:port or grpcs://host:port");
+  }
+}
+
+} // namespace
