@@ -21,7 +21,6 @@
 #include "llvm/Support/Format.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/Parallel.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -35,33 +34,15 @@ namespace {
 
 constexpr StringLiteral ToolName = "ulto inspect";
 
-struct FileResult {
-  std::string Path;
-  std::vector<LTOModuleInfo> Modules;
-  /// Why the file could not be read; empty on success.
-  std::string Error;
-};
-
-FileResult inspectFile(StringRef Path) {
-  FileResult Result;
-  Result.Path = Path.str();
-  Expected<std::vector<LTOModuleInfo>> Modules = readLTOModuleInfoFile(Path);
-  if (!Modules)
-    Result.Error = toString(Modules.takeError());
-  else
-    Result.Modules = std::move(*Modules);
-  return Result;
-}
-
 StringRef yesNo(bool B) { return B ? "yes" : "no"; }
 
 // One row per module, every row self-contained so that grep finds it;
 // columns not applicable to native objects show "-".
-void printTable(ArrayRef<FileResult> Results, raw_ostream &OS) {
+void printTable(ArrayRef<LTOFileInfo> Results, raw_ostream &OS) {
   using Row = SmallVector<std::string, 8>;
   std::vector<Row> Rows = {{"FILE", "INDEX", "KIND", "UNIFIED", "SPLIT",
                             "TYPE-MD", "MODULE-ID", "TRIPLE"}};
-  for (const FileResult &R : Results) {
+  for (const LTOFileInfo &R : Results) {
     for (const LTOModuleInfo &M : R.Modules) {
       std::string File =
           M.Member.empty() ? R.Path : R.Path + "(" + M.Member + ")";
@@ -99,11 +80,11 @@ json::Value jsonString(StringRef S) {
 
 // The shape is a contract with scripts (bench/ reads it): keep keys and
 // their order.
-void printJSON(ArrayRef<FileResult> Results, raw_ostream &OS) {
+void printJSON(ArrayRef<LTOFileInfo> Results, raw_ostream &OS) {
   json::OStream J(OS);
   J.object([&] {
     J.attributeArray("files", [&] {
-      for (const FileResult &R : Results) {
+      for (const LTOFileInfo &R : Results) {
         if (!R.Error.empty())
           continue;
         J.object([&] {
@@ -148,14 +129,11 @@ int ulto::inspectMain(ArrayRef<const char *> Args) {
     return 1;
 
   // Read every file; a corrupt one must not take the others down.
-  enableCrashRecovery();
-  std::vector<FileResult> Results(Paths.size());
-  parallelFor(0, Paths.size(),
-              [&](size_t I) { Results[I] = inspectFile(Paths[I]); });
+  std::vector<LTOFileInfo> Results = readLTOModuleInfoFiles(Paths);
 
   // Report the files that failed, then show the others.
   bool Failed = false;
-  for (const FileResult &R : Results) {
+  for (const LTOFileInfo &R : Results) {
     if (R.Error.empty())
       continue;
     WithColor::error(errs(), ToolName) << R.Path << ": " << R.Error << "\n";

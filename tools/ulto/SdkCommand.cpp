@@ -17,7 +17,6 @@
 #include "llvm/Option/ArgList.h"
 #include "llvm/Option/OptTable.h"
 #include "llvm/Support/JSON.h"
-#include "llvm/Support/Parallel.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -118,31 +117,8 @@ int ulto::sdkMain(ArrayRef<const char *> Args) {
   if (BadArgs)
     return 1;
 
-  // Read every input; a corrupt one must not take the others down.
-  enableCrashRecovery();
-  std::vector<SdkFile> Files(Paths.size());
-  std::vector<std::string> ReadErrors(Paths.size());
-  parallelFor(0, Paths.size(), [&](size_t I) {
-    Files[I].Path = Paths[I];
-    Expected<std::vector<LTOModuleInfo>> Modules =
-        readLTOModuleInfoFile(Paths[I]);
-    if (Modules)
-      Files[I].Modules = std::move(*Modules);
-    else
-      ReadErrors[I] = toString(Modules.takeError());
-  });
-
-  std::vector<SdkFile> Readable;
-  std::vector<SdkFinding> Unreadable;
-  for (size_t I = 0; I != Paths.size(); ++I) {
-    if (ReadErrors[I].empty())
-      Readable.push_back(std::move(Files[I]));
-    else
-      Unreadable.push_back({Paths[I], ReadErrors[I]});
-  }
-  SdkReport Report = checkSdk(Readable, ArgList.hasArg(OPT_allow_native));
-  Report.Errors.insert(Report.Errors.begin(), Unreadable.begin(),
-                       Unreadable.end());
+  SdkReport Report =
+      checkSdk(readLTOModuleInfoFiles(Paths), ArgList.hasArg(OPT_allow_native));
 
   if (ArgList.hasArg(OPT_json)) {
     printJSON(Report, outs());

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ulto/Bitcode/LTOModuleInfo.h"
+#include "Common/UnifiedTestIR.h"
 #include "ulto/UnifiedLTO/UnifiedBitcodeWriter.h"
 
 #include "llvm/AsmParser/Parser.h"
@@ -24,23 +25,11 @@
 
 using namespace llvm;
 using namespace ulto;
+using namespace ulto::test;
 
 namespace {
 
 constexpr char Triple[] = "x86_64-pc-linux-gnu";
-
-// A class with a vtable and an external function: splits under unified LTO.
-constexpr char VTableIR[] = R"(
-target triple = "x86_64-pc-linux-gnu"
-@vt = constant [1 x ptr] [ptr @vf], !type !0
-define i32 @vf(ptr %this) {
-  ret i32 1
-}
-define i32 @use() {
-  ret i32 0
-}
-!0 = !{i64 0, !"_ZTS1A"}
-)";
 
 // Internal vtable and virtual function used from both halves: the split
 // promotes them to "<name><module ID>".
@@ -60,38 +49,11 @@ define i32 @call() {
 !0 = !{i64 0, !"_ZTS1A"}
 )";
 
-// Only internal definitions: getUniqueModuleId() is empty, so the writer
-// cannot split (llvm-project issue #77524).
-constexpr char InternalOnlyIR[] = R"(
-target triple = "x86_64-pc-linux-gnu"
-@vt = internal constant [1 x ptr] [ptr @vf], !type !0
-@llvm.used = appending global [1 x ptr] [ptr @vt], section "llvm.metadata"
-define internal i32 @vf(ptr %this) {
-  ret i32 1
-}
-!0 = !{i64 0, !"_ZTS1A"}
-)";
-
 constexpr char NoTypeMetadataIR[] = R"(
 target triple = "x86_64-pc-linux-gnu"
 define i32 @f() {
   ret i32 0
 }
-)";
-
-// Module flags clang sets for -funified-lto.
-constexpr char UnifiedFlags[] = R"(
-!llvm.module.flags = !{!100, !101}
-!100 = !{i32 1, !"EnableSplitLTOUnit", i32 1}
-!101 = !{i32 1, !"UnifiedLTO", i32 1}
-)";
-
-constexpr char UniqueSourceFlags[] = R"(
-!llvm.module.flags = !{!100, !101, !102}
-!100 = !{i32 1, !"EnableSplitLTOUnit", i32 1}
-!101 = !{i32 1, !"UnifiedLTO", i32 1}
-!102 = !{i32 5, !"Unique Source File Identifier", !103}
-!103 = !{!"x"}
 )";
 
 // A minimal ELF64 x86-64 relocatable object: just the file header.
@@ -242,7 +204,7 @@ TEST_F(LTOModuleInfoTest, UniqueSourceFileIdentifierFixesTheID) {
   // Different definitions, same identifier: the same ID (MD5 of "x"), which
   // is how two objects built from one source file collide.
   for (StringRef IR : {VTableIR, LocalVTableIR}) {
-    std::unique_ptr<Module> M = parse(std::string(IR) + UniqueSourceFlags);
+    std::unique_ptr<Module> M = parse(std::string(IR) + uniqueSourceFlags("x"));
     std::vector<LTOModuleInfo> Infos = read(writeThinLTO(*M));
     ASSERT_EQ(Infos.size(), 2u);
     EXPECT_EQ(Infos[0].ModuleID, ".9dd4e461268c8034f5c8564e155c67a6");

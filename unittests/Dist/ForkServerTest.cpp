@@ -6,6 +6,7 @@
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FileUtilities.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 #include "gtest/gtest.h"
 
@@ -36,7 +37,11 @@ ExecutionResult run(ForkServer &Server, std::vector<std::string> Argv) {
   SmallString<128> OutputFile;
   EXPECT_FALSE(sys::fs::createTemporaryFile("forkserver", "txt", OutputFile));
   FileRemover Remover(OutputFile);
-  return Server.run(Argv, OutputFile);
+  ExecutionResult Result = Server.run(Argv, OutputFile);
+  if (ErrorOr<std::unique_ptr<MemoryBuffer>> Output =
+          MemoryBuffer::getFile(OutputFile, /*IsText=*/true))
+    Result.Output = (*Output)->getBuffer().str();
+  return Result;
 }
 
 TEST(ForkServerTest, RunsJobsAndReportsHowTheyEnded) {

@@ -46,6 +46,7 @@
 #include "llvm/Support/CrashRecoveryContext.h"
 #include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Parallel.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/TargetParser/Triple.h"
 #include "llvm/Transforms/Utils/ModuleUtils.h"
@@ -483,12 +484,27 @@ Expected<std::vector<LTOModuleInfo>> readLTOModuleInfo(MemoryBufferRef Buffer) {
   return readObject(Buffer, /*Member=*/"", /*InArchive=*/false);
 }
 
-Expected<std::vector<LTOModuleInfo>> readLTOModuleInfoFile(StringRef Path) {
-  ErrorOr<std::unique_ptr<MemoryBuffer>> Buffer = MemoryBuffer::getFileOrSTDIN(
-      Path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
-  if (!Buffer)
-    return createStringError(Buffer.getError(), Buffer.getError().message());
-  return readLTOModuleInfo((*Buffer)->getMemBufferRef());
+std::vector<LTOFileInfo> readLTOModuleInfoFiles(ArrayRef<std::string> Paths) {
+  enableCrashRecovery();
+  std::vector<LTOFileInfo> Files(Paths.size());
+  parallelFor(0, Paths.size(), [&](size_t I) {
+    LTOFileInfo &File = Files[I];
+    File.Path = Paths[I];
+    ErrorOr<std::unique_ptr<MemoryBuffer>> Buffer =
+        MemoryBuffer::getFileOrSTDIN(File.Path, /*IsText=*/false,
+                                     /*RequiresNullTerminator=*/false);
+    if (!Buffer) {
+      File.Error = Buffer.getError().message();
+      return;
+    }
+    Expected<std::vector<LTOModuleInfo>> Modules =
+        readLTOModuleInfo((*Buffer)->getMemBufferRef());
+    if (Modules)
+      File.Modules = std::move(*Modules);
+    else
+      File.Error = toString(Modules.takeError());
+  });
+  return Files;
 }
 
 } // namespace ulto

@@ -16,7 +16,7 @@ namespace ulto {
 // The members of \p File, each with its modules taken together (a split
 // unit is a thin and a regular module; a unit without type metadata has
 // no regular half, and is still "split" by its EnableSplitLTOUnit flag).
-static std::vector<SdkMember> membersOf(const SdkFile &File) {
+static std::vector<SdkMember> membersOf(const LTOFileInfo &File) {
   std::vector<SdkMember> Members;
   std::map<std::string, size_t> IndexOf;
   for (const LTOModuleInfo &M : File.Modules) {
@@ -72,9 +72,14 @@ static void checkAgree(ArrayRef<SdkMember> Bitcode, StringRef What,
   Errors.push_back({"", Message});
 }
 
-SdkReport checkSdk(ArrayRef<SdkFile> Files, bool AllowNative) {
+SdkReport checkSdk(ArrayRef<LTOFileInfo> Files, bool AllowNative) {
   SdkReport Report;
-  for (const SdkFile &File : Files) {
+  for (const LTOFileInfo &File : Files)
+    if (!File.Error.empty())
+      Report.Errors.push_back({File.Path, File.Error});
+  for (const LTOFileInfo &File : Files) {
+    if (!File.Error.empty())
+      continue;
     if (File.Modules.empty())
       Report.Errors.push_back({File.Path, "has no members"});
     append_range(Report.Members, membersOf(File));

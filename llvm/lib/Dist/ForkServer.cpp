@@ -8,7 +8,6 @@
 
 #include "ulto/Dist/ForkServer.h"
 
-#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cerrno>
@@ -215,9 +214,6 @@ ExecutionResult ForkServer::run(ArrayRef<std::string> Argv,
   }
   Lock.unlock();
 
-  if (ErrorOr<std::unique_ptr<MemoryBuffer>> Output =
-          MemoryBuffer::getFile(OutputFile, /*IsText=*/true))
-    Result.Output = (*Output)->getBuffer().str();
   if (Ended->Kind == 1)
     Result.Failure = "crashed: " + std::string(strsignal(Ended->Code));
   else if (Ended->Kind == 2) {

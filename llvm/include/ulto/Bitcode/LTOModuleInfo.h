@@ -9,6 +9,7 @@
 #ifndef ULTO_BITCODE_LTOMODULEINFO_H
 #define ULTO_BITCODE_LTOMODULEINFO_H
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/MemoryBufferRef.h"
@@ -68,10 +69,19 @@ struct LTOModuleInfo {
 llvm::Expected<std::vector<LTOModuleInfo>>
 readLTOModuleInfo(llvm::MemoryBufferRef Buffer);
 
-/// readLTOModuleInfo on the file at \p Path ("-": standard input); errors do
-/// not repeat the path.
-llvm::Expected<std::vector<LTOModuleInfo>>
-readLTOModuleInfoFile(llvm::StringRef Path);
+/// What readLTOModuleInfo found in one file, or why it could not.
+struct LTOFileInfo {
+  std::string Path;
+  std::vector<LTOModuleInfo> Modules;
+  /// Why the file could not be read (without the path); empty on success.
+  std::string Error;
+};
+
+/// Reads the files at \p Paths ("-": standard input) in parallel, results in
+/// the order given. A corrupt file does not take the others down: reads run
+/// under crash recovery.
+std::vector<LTOFileInfo>
+readLTOModuleInfoFiles(llvm::ArrayRef<std::string> Paths);
 
 /// Lets readLTOModuleInfo() turn crashes and fatal errors inside LLVM's
 /// bitcode reader into errors: the reader is not hardened against every

@@ -21,12 +21,6 @@
 
 namespace ulto {
 
-/// One input: an archive, a bitcode file or an object, and its modules.
-struct SdkFile {
-  std::string Path;
-  std::vector<LTOModuleInfo> Modules;
-};
-
 /// One thing to tell the vendor; \p Where names a file or "lib.a(member)".
 struct SdkFinding {
   std::string Where;
@@ -54,9 +48,10 @@ struct SdkReport {
   bool universal() const { return Errors.empty(); }
 };
 
-/// Checks \p Files as one SDK (module IDs must be unique across all of them).
-/// Native objects are errors unless \p AllowNative.
-SdkReport checkSdk(llvm::ArrayRef<SdkFile> Files, bool AllowNative);
+/// Checks \p Files (archives, bitcode files, objects) as one SDK: module IDs
+/// must be unique across all of them; a file that could not be read is an
+/// error. Native objects are errors unless \p AllowNative.
+SdkReport checkSdk(llvm::ArrayRef<LTOFileInfo> Files, bool AllowNative);
 
 } // namespace ulto
 

@@ -43,7 +43,8 @@ public:
   ~ForkServer();
 
   /// Runs \p Argv in a child of the server, stdout and stderr to
-  /// \p OutputFile, and waits for it. Thread-safe.
+  /// \p OutputFile, and waits for it; says how it ended (the caller reads
+  /// the output). Thread-safe.
   ExecutionResult run(llvm::ArrayRef<std::string> Argv,
                       llvm::StringRef OutputFile);
 
