@@ -35,3 +35,8 @@ if (shutil.which("javac") and shutil.which("unshare") and shutil.which("ip")
     config.available_features.add("remote-worker")
 config.substitutions.append(("%with-remote-worker", os.path.join(
     config.test_source_root, "remote", "Inputs", "with-remote-worker.sh")))
+# Tests that count the processes a command starts trace it with strace.
+if shutil.which("strace") and subprocess.call(
+        ["strace", "-f", "-qq", "-o", os.devnull, "true"],
+        stderr=subprocess.DEVNULL) == 0:
+    config.available_features.add("strace")
