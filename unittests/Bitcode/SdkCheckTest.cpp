@@ -25,6 +25,14 @@ LTOModuleInfo module(StringRef Member, StringRef ID,
   return M;
 }
 
+// A file read without error.
+LTOFileInfo file(StringRef Path, std::vector<LTOModuleInfo> Modules) {
+  LTOFileInfo File;
+  File.Path = Path.str();
+  File.Modules = std::move(Modules);
+  return File;
+}
+
 std::vector<std::string> messages(ArrayRef<SdkFinding> Findings) {
   std::vector<std::string> Result;
   for (const SdkFinding &F : Findings)
@@ -37,7 +45,7 @@ TEST(SdkCheckTest, SplitUnitIsOneMember) {
                 Regular = module("a.o", ".1", LTOKind::Regular);
   Thin.DefinesVTables = false;
   Regular.DefinesVTables = Regular.HasTypeMetadata = true;
-  SdkReport R = checkSdk({{"lib.a", {Thin, Regular, module("b.o", ".2")}}},
+  SdkReport R = checkSdk({file("lib.a", {Thin, Regular, module("b.o", ".2")})},
                          /*AllowNative=*/false);
   EXPECT_TRUE(R.universal()) << messages(R.Errors).front();
   ASSERT_EQ(R.Members.size(), 2u);
@@ -59,12 +67,11 @@ TEST(SdkCheckTest, EachRule) {
   NoSplit.Split = false;
   LTOModuleInfo Arm = module("arm.o", ".7");
   Arm.Triple = "aarch64-unknown-linux-gnu";
-  SdkReport R =
-      checkSdk({{"lib.a",
-                 {module("a.o", ".1"), NotUnified, NoID, Dup, Untyped, Cfi,
-                  NoSplit, Arm, module("n.o", "", LTOKind::Native)}},
-                {"empty.a", {}}},
-               /*AllowNative=*/false);
+  SdkReport R = checkSdk(
+      {file("lib.a", {module("a.o", ".1"), NotUnified, NoID, Dup, Untyped, Cfi,
+                      NoSplit, Arm, module("n.o", "", LTOKind::Native)}),
+       file("empty.a", {})},
+      /*AllowNative=*/false);
   std::vector<std::string> Errors = messages(R.Errors);
   ASSERT_EQ(Errors.size(), 8u);
   EXPECT_EQ(Errors[0], "empty.a: has no members");
@@ -94,9 +101,9 @@ TEST(SdkCheckTest, EachRule) {
 }
 
 TEST(SdkCheckTest, NativeAllowedOnRequest) {
-  SdkReport R = checkSdk(
-      {{"lib.a", {module("a.o", ".1"), module("n.o", "", LTOKind::Native)}}},
-      /*AllowNative=*/true);
+  SdkReport R = checkSdk({file("lib.a", {module("a.o", ".1"),
+                                         module("n.o", "", LTOKind::Native)})},
+                         /*AllowNative=*/true);
   EXPECT_TRUE(R.universal());
   EXPECT_TRUE(R.Members[1].Native);
 }
