@@ -27,10 +27,11 @@ TEST(RemoteConfigTest, RefusesWhatIsNotAnEndpoint) {
         "grpc://h:x", "grpc://h:80/path", "h:80"}) {
     Expected<RemoteConfig> C = parseRemoteURL(Bad);
     EXPECT_FALSE(bool(C)) << Bad.str();
-    if (!C)
+    if (!C) {
       EXPECT_EQ(toString(C.takeError()),
                 "invalid remote '" + Bad.str() +
                     "': expected grpc://host:port or grpcs://host:port");
+    }
   }
 }
 
