@@ -22,6 +22,7 @@
 #include "ulto/Frontend/ClangDriver.h"
 #include "ulto/Remote/Capabilities.h"
 #include "ulto/Remote/RemoteConfig.h"
+#include "ulto/Remote/RemoteExecutor.h"
 
 #include "clang/Basic/Stack.h"
 
@@ -29,10 +30,13 @@
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Option/ArgList.h"
 #include "llvm/Option/OptTable.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/Program.h"
+#include "llvm/Support/StringSaver.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/TimeProfiler.h"
 #include "llvm/Support/WithColor.h"
@@ -83,33 +87,80 @@ int runClangJob(ArrayRef<const char *> Argv) {
   return runClangDriver(Argv, Clang22Path);
 }
 
-// --check-remote: what the server offers and how far away it is.
-int checkRemote(const opt::InputArgList &ArgList) {
-  StringRef URL = ArgList.getLastArgValue(OPT_remote);
-  if (!ArgList.hasArg(OPT_check_remote)) {
-    error() << "backend jobs do not run remotely yet; --remote works with "
-               "--check-remote only\n";
-    return 1;
-  }
-  if (URL.empty()) {
-    error() << "--check-remote needs --remote=grpc://host:port\n";
-    return 1;
-  }
-  Expected<RemoteConfig> Config = parseRemoteURL(URL);
-  if (!Config) {
-    error() << toString(Config.takeError()) << "\n";
-    return 1;
-  }
+// A file's whole text, for certificates and tokens.
+Expected<std::string> readWhole(StringRef Path, StringRef What) {
+  ErrorOr<std::unique_ptr<MemoryBuffer>> Buffer = MemoryBuffer::getFile(Path);
+  if (!Buffer)
+    return createStringError("cannot read %s '%s': %s", What.str().c_str(),
+                             Path.str().c_str(),
+                             Buffer.getError().message().c_str());
+  return (*Buffer)->getBuffer().str();
+}
+
+// The server and how to reach it, from --remote and its companions.
+Expected<RemoteConfig> remoteConfig(const opt::InputArgList &ArgList) {
+  Expected<RemoteConfig> Config =
+      parseRemoteURL(ArgList.getLastArgValue(OPT_remote));
+  if (!Config)
+    return Config.takeError();
   Config->Instance = ArgList.getLastArgValue(OPT_remote_instance).str();
-  Expected<RemoteCapabilities> Caps = fetchCapabilities(
-      *Config, ULTO_VERSION, std::chrono::milliseconds(10000));
+  Config->ToolVersion = ULTO_VERSION;
+  for (StringRef Header : ArgList.getAllArgValues(OPT_remote_header)) {
+    Expected<std::pair<std::string, std::string>> H = parseRemoteHeader(Header);
+    if (!H)
+      return H.takeError();
+    Config->Headers.push_back(std::move(*H));
+  }
+  if (const opt::Arg *A = ArgList.getLastArg(OPT_remote_token_file)) {
+    Expected<std::string> Token = readWhole(A->getValue(), "token file");
+    if (!Token)
+      return Token.takeError();
+    StringRef Trimmed = StringRef(*Token).trim();
+    if (Trimmed.empty() || Trimmed.contains_insensitive('\n'))
+      return createStringError("token file '%s': expected one line, the "
+                               "token",
+                               A->getValue());
+    Config->Headers.push_back({"authorization", "Bearer " + Trimmed.str()});
+  }
+  struct {
+    OptSpecifier Option;
+    std::string *Into;
+    const char *What;
+  } Files[] = {
+      {OPT_remote_tls_ca, &Config->RootCertificates, "CA certificates"},
+      {OPT_remote_tls_cert, &Config->ClientCertificate, "client certificate"},
+      {OPT_remote_tls_key, &Config->ClientKey, "client key"},
+  };
+  for (auto &File : Files) {
+    const opt::Arg *A = ArgList.getLastArg(File.Option);
+    if (!A)
+      continue;
+    if (!Config->TLS)
+      return createStringError(
+          "--%s needs a grpcs:// remote",
+          A->getOption().getName().drop_back().str().c_str());
+    Expected<std::string> Text = readWhole(A->getValue(), File.What);
+    if (!Text)
+      return Text.takeError();
+    *File.Into = std::move(*Text);
+  }
+  if (Config->ClientCertificate.empty() != Config->ClientKey.empty())
+    return createStringError("--remote-tls-cert and --remote-tls-key go "
+                             "together");
+  return Config;
+}
+
+// --check-remote: what the server offers and how far away it is.
+int checkRemote(const RemoteConfig &Config) {
+  Expected<RemoteCapabilities> Caps =
+      fetchCapabilities(Config, std::chrono::seconds(10));
   if (!Caps) {
     error() << toString(Caps.takeError()) << "\n";
     return 1;
   }
-  outs() << "remote " << URL;
-  if (!Config->Instance.empty())
-    outs() << " (instance '" << Config->Instance << "')";
+  outs() << "remote " << Config.URL;
+  if (!Config.Instance.empty())
+    outs() << " (instance '" << Config.Instance << "')";
   outs() << ": REAPI " << Caps->LowAPIVersion;
   if (Caps->HighAPIVersion != Caps->LowAPIVersion)
     outs() << "-" << Caps->HighAPIVersion;
@@ -123,32 +174,109 @@ int checkRemote(const opt::InputArgList &ArgList) {
   return 0;
 }
 
+// A positive number option, or an error naming it.
+bool parseCount(const opt::InputArgList &ArgList, OptSpecifier Option,
+                unsigned &Value, bool AllowZero = false) {
+  const opt::Arg *A = ArgList.getLastArg(Option);
+  if (!A)
+    return true;
+  if (!StringRef(A->getValue()).getAsInteger(10, Value) &&
+      (Value != 0 || AllowZero))
+    return true;
+  error() << "invalid --" << A->getOption().getName().drop_back() << " value '"
+          << A->getValue() << "': expected a "
+          << (AllowZero ? "number" : "positive number") << "\n";
+  return false;
+}
+
+// The remote executor's options; false after reporting what is wrong.
+bool remoteOptions(const opt::InputArgList &ArgList,
+                   RemoteExecutorOptions &Options) {
+  bool Ok = true;
+  for (StringRef Property : ArgList.getAllArgValues(OPT_remote_platform)) {
+    auto [Name, Value] = Property.split('=');
+    if (Name.empty() || Name.size() == Property.size()) {
+      error() << "invalid --remote-platform value '" << Property
+              << "': expected NAME=VALUE\n";
+      Ok = false;
+    }
+    Options.Platform.push_back({Name.str(), Value.str()});
+  }
+  Options.Compiler = ArgList.getLastArgValue(OPT_remote_compiler).str();
+  Options.ShipCompiler = ArgList.hasArg(OPT_remote_ship_compiler);
+  if (Options.ShipCompiler && !Options.Compiler.empty()) {
+    error() << "--remote-compiler and --remote-ship-compiler exclude each "
+               "other\n";
+    Ok = false;
+  }
+  unsigned Timeout = Options.Timeout.count();
+  Ok &= parseCount(ArgList, OPT_remote_retries, Options.Retries,
+                   /*AllowZero=*/true);
+  Ok &= parseCount(ArgList, OPT_remote_timeout, Timeout);
+  Options.Timeout = std::chrono::seconds(Timeout);
+  Options.LocalFallback = !ArgList.hasArg(OPT_no_local_fallback);
+  return Ok;
+}
+
+// The options from $ULTO_DIST_FLAGS, then \p Args, with @file arguments
+// expanded (LLVM's response files): a farm's settings live in one place.
+SmallVector<const char *, 0> expandArgs(ArrayRef<const char *> Args,
+                                        StringSaver &Saver) {
+  SmallVector<const char *, 0> Expanded;
+  if (std::optional<std::string> Flags =
+          sys::Process::GetEnv("ULTO_DIST_FLAGS"))
+    cl::TokenizeGNUCommandLine(*Flags, Saver, Expanded);
+  append_range(Expanded, Args);
+  cl::ExpandResponseFiles(Saver, cl::TokenizeGNUCommandLine, Expanded);
+  return Expanded;
+}
+
 } // namespace
 
 int ulto::distMain(ArrayRef<const char *> Args) {
   CommandOptTable Table;
   opt::InputArgList ArgList;
   bool BadArgs;
-  if (!Table.parse(Args, ToolName, "ulto dist [options] <jobs.json>",
+  BumpPtrAllocator Alloc;
+  StringSaver Saver(Alloc);
+  if (!Table.parse(expandArgs(Args, Saver), ToolName,
+                   "ulto dist [options] <jobs.json>",
                    "Run the ThinLTO backend jobs of a distributed link",
                    ArgList, BadArgs))
     return 0;
-  if (ArgList.hasArg(OPT_check_remote) || ArgList.hasArg(OPT_remote))
-    return BadArgs ? 1 : checkRemote(ArgList);
-  DistOptions Opts;
-  if (const opt::Arg *A = ArgList.getLastArg(OPT_jobs)) {
-    if (StringRef(A->getValue()).getAsInteger(10, Opts.Parallelism) ||
-        Opts.Parallelism == 0) {
-      error() << "invalid --jobs value '" << A->getValue()
-              << "': expected a positive number\n";
-      BadArgs = true;
+  std::optional<RemoteConfig> Remote;
+  if (ArgList.hasArg(OPT_remote)) {
+    Expected<RemoteConfig> Config = remoteConfig(ArgList);
+    if (!Config) {
+      error() << toString(Config.takeError()) << "\n";
+      return 1;
     }
+    Remote = std::move(*Config);
   }
-  StringRef ExecutorName = ArgList.getLastArgValue(OPT_executor, "local");
-  if (ExecutorName != "local") {
-    error() << "unknown executor '" << ExecutorName << "'; executors: local\n";
+  if (ArgList.hasArg(OPT_check_remote)) {
+    if (!Remote) {
+      error() << "--check-remote needs --remote=grpc://host:port\n";
+      return 1;
+    }
+    return BadArgs ? 1 : checkRemote(*Remote);
+  }
+  DistOptions Opts;
+  unsigned RemoteJobs = 32;
+  BadArgs |= !parseCount(ArgList, OPT_jobs, Opts.Parallelism);
+  BadArgs |= !parseCount(ArgList, OPT_remote_jobs, RemoteJobs);
+  StringRef ExecutorName =
+      ArgList.getLastArgValue(OPT_executor, Remote ? "remote" : "local");
+  if (ExecutorName != "local" && ExecutorName != "remote") {
+    error() << "unknown executor '" << ExecutorName
+            << "'; executors: local, remote\n";
+    BadArgs = true;
+  } else if (ExecutorName == "remote" && !Remote) {
+    error() << "--executor=remote needs --remote=grpc://host:port\n";
     BadArgs = true;
   }
+  RemoteExecutorOptions RemoteOpts;
+  if (Remote)
+    BadArgs |= !remoteOptions(ArgList, RemoteOpts);
   StringRef Progress = ArgList.getLastArgValue(OPT_progress, "auto");
   std::optional<bool> ShowProgress =
       StringSwitch<std::optional<bool>>(Progress)
@@ -235,10 +363,33 @@ int ulto::distMain(ArrayRef<const char *> Args) {
     timeTraceProfilerInitialize(/*TimeTraceGranularity=*/0, ToolName);
 
   LocalExecutor Local(Server.get());
+  Executor *Exec = &Local;
+  std::unique_ptr<RemoteExecutor> RemoteExec;
+  if (ExecutorName == "remote") {
+    RemoteOpts.Server = *Remote;
+    RemoteOpts.LocalJobs = Opts.Parallelism;
+    bool Fallback = RemoteOpts.LocalFallback;
+    Expected<std::unique_ptr<RemoteExecutor>> Connected =
+        RemoteExecutor::connect(std::move(RemoteOpts), Local);
+    if (Connected) {
+      RemoteExec = std::move(*Connected);
+      Exec = RemoteExec.get();
+      // Remote jobs wait on the network, not on this machine's cores.
+      Opts.Parallelism = RemoteJobs;
+      Opts.Jobserver = false;
+    } else if (Fallback) {
+      WithColor::warning(errs(), ToolName)
+          << toString(Connected.takeError()) << "; running every job locally\n";
+    } else {
+      error() << toString(Connected.takeError()) << "\n";
+      return 1;
+    }
+  }
+
   DistSummary Summary;
   {
     TimeTraceScope Scope("ulto dist", List->LinkerOutput);
-    Summary = runBackends(*List, Local, Opts, errs());
+    Summary = runBackends(*List, *Exec, Opts, errs());
   }
 
   bool Ok = Summary.Failed == 0;
@@ -252,6 +403,6 @@ int ulto::distMain(ArrayRef<const char *> Args) {
     timeTraceProfilerCleanup();
   }
   if (!ArgList.hasArg(OPT_quiet))
-    errs() << Summary.format(Local.name()) << "\n";
+    errs() << Summary.format(Exec->name(), Exec->report()) << "\n";
   return Ok ? 0 : 1;
 }

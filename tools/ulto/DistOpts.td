@@ -8,7 +8,8 @@ def jobs : Joined<["--"], "jobs=">, MetaVarName<"<n>">,
                     "hardware thread; a make jobserver limits further)">;
 def : JoinedOrSeparate<["-"], "j">, Alias<jobs>, HelpText<"Alias for --jobs=">;
 def executor : Joined<["--"], "executor=">, MetaVarName<"<name>">,
-               HelpText<"Where jobs run: local (default)">;
+               HelpText<"Where jobs run: local, or remote (the default "
+                        "with --remote)">;
 def cache_dir : Joined<["--"], "cache-dir=">, MetaVarName<"<dir>">,
                 HelpText<"Cache directory (default: $ULTO_CACHE_DIR, else "
                          "~/.cache/ulto)">;
@@ -28,11 +29,49 @@ def spawn : Flag<["--"], "spawn">,
                      "clang-22 (whose jobs otherwise run as forks of a "
                      "server with libclang-cpp loaded)">;
 def remote : Joined<["--"], "remote=">, MetaVarName<"<url>">,
-             HelpText<"REAPI server, grpc://host:port or grpcs://host:port "
-                      "(with --check-remote)">;
+             HelpText<"Run the jobs on this REAPI server, grpc://host:port "
+                      "or grpcs://host:port (TLS)">;
 def remote_instance : Joined<["--"], "remote-instance=">,
                       MetaVarName<"<name>">,
                       HelpText<"REAPI instance name">;
+def remote_platform : Joined<["--"], "remote-platform=">,
+                      MetaVarName<"<name>=<value>">,
+                      HelpText<"Platform property selecting the workers, "
+                               "e.g. container-image=...; repeatable">;
+def remote_header : Joined<["--"], "remote-header=">,
+                    MetaVarName<"<name>=<value>">,
+                    HelpText<"Header sent with every call; repeatable">;
+def remote_token_file : Joined<["--"], "remote-token-file=">,
+                        MetaVarName<"<file>">,
+                        HelpText<"Send the token in <file> as "
+                                 "'authorization: Bearer <token>'">;
+def remote_tls_ca : Joined<["--"], "remote-tls-ca=">, MetaVarName<"<file>">,
+                    HelpText<"PEM roots that sign the server's certificate "
+                             "(default: the system's)">;
+def remote_tls_cert : Joined<["--"], "remote-tls-cert=">,
+                      MetaVarName<"<file>">,
+                      HelpText<"PEM client certificate, for mutual TLS">;
+def remote_tls_key : Joined<["--"], "remote-tls-key=">, MetaVarName<"<file>">,
+                     HelpText<"PEM client key, for mutual TLS">;
+def remote_jobs : Joined<["--"], "remote-jobs=">, MetaVarName<"<n>">,
+                  HelpText<"Remote jobs in flight at once (default 32)">;
+def remote_compiler : Joined<["--"], "remote-compiler=">,
+                      MetaVarName<"<path>">,
+                      HelpText<"The compiler as the workers name it (default: "
+                               "the job's compiler path)">;
+def remote_ship_compiler : Flag<["--"], "remote-ship-compiler">,
+                           HelpText<"Send the compiler and its own libraries "
+                                    "with every job, for workers without a "
+                                    "toolchain">;
+def remote_retries : Joined<["--"], "remote-retries=">, MetaVarName<"<n>">,
+                     HelpText<"Attempts after the first when the remote "
+                              "fails (default 3)">;
+def remote_timeout : Joined<["--"], "remote-timeout=">,
+                     MetaVarName<"<seconds>">,
+                     HelpText<"How long a job may run remotely (default 600)">;
+def no_local_fallback : Flag<["--"], "no-local-fallback">,
+                        HelpText<"Fail jobs the remote cannot run instead of "
+                                 "running them here">;
 def check_remote : Flag<["--"], "check-remote">,
                    HelpText<"Report the server's capabilities and round-trip "
                             "time, then exit">;

@@ -43,32 +43,57 @@ Expected<Digest> FileDigests::get(StringRef Path) {
   return Digests.try_emplace(Path, D).first->second;
 }
 
-std::vector<std::string> normaliseArgs(const JobList &List,
-                                       const BackendJob &Job) {
-  std::vector<std::pair<StringRef, std::string>> Roles;
-  Roles.push_back({Job.module(), "%module"});
-  Roles.push_back({Job.indexShard(), "%shard"});
-  for (StringRef Import : Job.imports())
-    Roles.push_back({Import, "%import"});
-  Roles.push_back({Job.output(), "%output"});
-  for (size_t I = 0; I != List.CommonInputs.size(); ++I)
-    Roles.push_back({List.CommonInputs[I], "%common" + std::to_string(I)});
+std::vector<std::string> replaceJobPaths(
+    const JobList &List, const BackendJob &Job,
+    function_ref<std::string(StringRef Path, PathRole Role, size_t Index)>
+        Replacement) {
+  std::vector<std::pair<StringRef, std::string>> Paths;
+  Paths.push_back(
+      {Job.module(), Replacement(Job.module(), PathRole::Module, 0)});
+  Paths.push_back(
+      {Job.indexShard(), Replacement(Job.indexShard(), PathRole::Shard, 0)});
+  for (auto [I, Import] : enumerate(Job.imports()))
+    Paths.push_back({Import, Replacement(Import, PathRole::Import, I)});
+  Paths.push_back(
+      {Job.output(), Replacement(Job.output(), PathRole::Output, 0)});
+  for (auto [I, Input] : enumerate(List.CommonInputs))
+    Paths.push_back({Input, Replacement(Input, PathRole::Common, I)});
 
   std::vector<std::string> Args;
-  auto Normalise = [&](StringRef Arg) {
-    for (auto &[Path, Role] : Roles) {
+  auto Replace = [&](StringRef Arg) {
+    for (auto &[Path, New] : Paths) {
       if (Arg == Path)
-        return Role;
+        return New;
       if (Arg.ends_with(Path) && Arg.drop_back(Path.size()).ends_with("="))
-        return Arg.drop_back(Path.size()).str() + Role;
+        return Arg.drop_back(Path.size()).str() + New;
     }
     return Arg.str();
   };
   for (StringRef Arg : ArrayRef(List.CommonArgs).drop_front())
-    Args.push_back(Normalise(Arg));
+    Args.push_back(Replace(Arg));
   for (StringRef Arg : Job.Args)
-    Args.push_back(Normalise(Arg));
+    Args.push_back(Replace(Arg));
   return Args;
+}
+
+std::vector<std::string> normaliseArgs(const JobList &List,
+                                       const BackendJob &Job) {
+  return replaceJobPaths(
+      List, Job, [](StringRef, PathRole Role, size_t Index) -> std::string {
+        switch (Role) {
+        case PathRole::Module:
+          return "%module";
+        case PathRole::Shard:
+          return "%shard";
+        case PathRole::Import:
+          return "%import";
+        case PathRole::Output:
+          return "%output";
+        case PathRole::Common:
+          return "%common" + std::to_string(Index);
+        }
+        llvm_unreachable("unknown path role");
+      });
 }
 
 // LLVM prints a summary index as "^N = module: (path: "P", hash: (...))" lines,

@@ -24,12 +24,16 @@ using namespace llvm;
 
 namespace ulto {
 
-std::string DistSummary::format(StringRef ExecutorName) const {
+std::string DistSummary::format(StringRef ExecutorName,
+                                StringRef ExecutorReport) const {
   std::string Line;
   raw_string_ostream OS(Line);
   OS << "ulto dist: " << Jobs << (Jobs == 1 ? " job: " : " jobs: ") << CacheHits
      << " cached, " << Executed << " executed, " << Failed << " failed ("
-     << ExecutorName << ", " << Parallelism << " at once)";
+     << ExecutorName << ", " << Parallelism << " at once";
+  if (!ExecutorReport.empty())
+    OS << "; " << ExecutorReport;
+  OS << ")";
   if (DamagedEntries)
     OS << ", " << DamagedEntries << " damaged cache "
        << (DamagedEntries == 1 ? "entry" : "entries") << " dropped";
@@ -78,10 +82,16 @@ private:
 
 } // namespace
 
+// Lines after the first are indented under it.
 void Run::warn(const Twine &Message) {
+  std::string Text = Message.str();
+  SmallVector<StringRef, 8> Lines;
+  StringRef(Text).rtrim().split(Lines, '\n');
   std::lock_guard<std::mutex> Lock(Mutex);
   Progress.clear();
-  WithColor::warning(ErrS, "ulto dist") << Message << "\n";
+  WithColor::warning(ErrS, "ulto dist") << Lines.front() << "\n";
+  for (StringRef Line : ArrayRef(Lines).drop_front())
+    ErrS << "    " << Line << "\n";
 }
 
 void Run::fail(const BackendJob &Job, const Twine &What, StringRef Output,
@@ -186,6 +196,8 @@ bool Run::produce(const BackendJob &Job, bool &CacheHit) {
     std::lock_guard<std::mutex> Lock(Mutex);
     ++Summary.Executed;
   }
+  if (!Result.Warning.empty())
+    warn(Result.Warning);
   if (!Result.Failure.empty()) {
     sys::fs::remove(Job.output());
     fail(Job, Result.Failure, Result.Output);
@@ -264,8 +276,9 @@ DistSummary Run::run() {
     }
   }
 
-  runInParallel(scheduleLargestFirst(List.Jobs), Opts.Parallelism,
-                [&](size_t I) { runJob(List.Jobs[I]); });
+  runInParallel(
+      scheduleLargestFirst(List.Jobs), Opts.Parallelism,
+      [&](size_t I) { runJob(List.Jobs[I]); }, Opts.Jobserver);
   Progress.clear();
   Summary.WallSeconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - Start)

@@ -23,13 +23,14 @@ std::vector<size_t> scheduleLargestFirst(ArrayRef<BackendJob> Jobs) {
 }
 
 void runInParallel(ArrayRef<size_t> Order, unsigned Parallelism,
-                   function_ref<void(size_t)> Task) {
+                   function_ref<void(size_t)> Task, bool Jobserver) {
   ThreadPoolStrategy Strategy = hardware_concurrency(Parallelism);
   // LLVM's pool warns when asked for a jobserver that make did not pass.
   std::optional<std::string> MakeFlags = sys::Process::GetEnv("MAKEFLAGS");
   Strategy.UseJobserver =
-      MakeFlags && (StringRef(*MakeFlags).contains("--jobserver-auth=") ||
-                    StringRef(*MakeFlags).contains("--jobserver-fds="));
+      Jobserver && MakeFlags &&
+      (StringRef(*MakeFlags).contains("--jobserver-auth=") ||
+       StringRef(*MakeFlags).contains("--jobserver-fds="));
   // The pool's queue is first in, first out: tasks start in Order.
   DefaultThreadPool Pool(Strategy);
   for (size_t I : Order)

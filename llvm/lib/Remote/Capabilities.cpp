@@ -2,9 +2,9 @@
 
 #include "ulto/Remote/Capabilities.h"
 
-#include "build/bazel/remote/execution/v2/remote_execution.grpc.pb.h"
+#include "Connection.h"
 
-#include <grpcpp/grpcpp.h>
+#include "build/bazel/remote/execution/v2/remote_execution.grpc.pb.h"
 
 using namespace llvm;
 namespace reapi = build::bazel::remote::execution::v2;
@@ -16,44 +16,25 @@ static std::string version(const build::bazel::semver::SemVer &V) {
 }
 
 Expected<RemoteCapabilities>
-fetchCapabilities(const RemoteConfig &Config, StringRef ToolVersion,
+fetchCapabilities(const Connection &Server,
                   std::chrono::milliseconds Deadline) {
-  std::shared_ptr<grpc::ChannelCredentials> Credentials =
-      Config.TLS ? grpc::SslCredentials(grpc::SslCredentialsOptions())
-                 : grpc::InsecureChannelCredentials();
   std::unique_ptr<reapi::Capabilities::Stub> Stub =
-      reapi::Capabilities::NewStub(
-          grpc::CreateChannel(Config.Target, Credentials));
-
-  // Servers may require the request metadata (Bazel's RemoteWorker does).
-  reapi::RequestMetadata Metadata;
-  Metadata.mutable_tool_details()->set_tool_name("ulto");
-  Metadata.mutable_tool_details()->set_tool_version(ToolVersion.str());
-  std::string MetadataBytes = Metadata.SerializeAsString();
-
+      reapi::Capabilities::NewStub(Server.channel());
   reapi::GetCapabilitiesRequest Request;
-  Request.set_instance_name(Config.Instance);
+  Request.set_instance_name(Server.config().Instance);
   reapi::ServerCapabilities Reply;
-  auto Ask = [&](double &Milliseconds) {
-    grpc::ClientContext Context;
-    Context.AddMetadata("build.bazel.remote.execution.v2.requestmetadata-bin",
-                        MetadataBytes);
-    Context.set_deadline(std::chrono::system_clock::now() + Deadline);
-    auto Start = std::chrono::steady_clock::now();
-    grpc::Status Status = Stub->GetCapabilities(&Context, Request, &Reply);
-    Milliseconds = std::chrono::duration<double, std::milli>(
-                       std::chrono::steady_clock::now() - Start)
-                       .count();
-    return Status;
-  };
   // The first call also connects; the second is the round trip.
   RemoteCapabilities Result;
   for (int Call = 0; Call != 2; ++Call) {
-    grpc::Status Status = Ask(Result.RoundTripMilliseconds);
+    grpc::ClientContext Context;
+    Server.prepare(Context, /*ActionId=*/"", Deadline);
+    auto Start = std::chrono::steady_clock::now();
+    grpc::Status Status = Stub->GetCapabilities(&Context, Request, &Reply);
+    Result.RoundTripMilliseconds = std::chrono::duration<double, std::milli>(
+                                       std::chrono::steady_clock::now() - Start)
+                                       .count();
     if (!Status.ok())
-      return createStringError("remote %s: GetCapabilities failed: %s",
-                               Config.URL.c_str(),
-                               Status.error_message().c_str());
+      return Server.error("GetCapabilities", Status);
   }
 
   const reapi::CacheCapabilities &Cache = Reply.cache_capabilities();
@@ -64,7 +45,16 @@ fetchCapabilities(const RemoteConfig &Config, StringRef ToolVersion,
   Result.ExecutionEnabled = Reply.execution_capabilities().exec_enabled();
   Result.LowAPIVersion = version(Reply.low_api_version());
   Result.HighAPIVersion = version(Reply.high_api_version());
+  const build::bazel::semver::SemVer &High = Reply.high_api_version();
+  Result.OutputPaths =
+      High.major() > 2 || (High.major() == 2 && High.minor() >= 1);
   return Result;
+}
+
+Expected<RemoteCapabilities>
+fetchCapabilities(const RemoteConfig &Config,
+                  std::chrono::milliseconds Deadline) {
+  return fetchCapabilities(Connection(Config), Deadline);
 }
 
 } // namespace ulto

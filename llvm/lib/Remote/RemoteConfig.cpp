@@ -2,6 +2,9 @@
 
 #include "ulto/Remote/RemoteConfig.h"
 
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+
 using namespace llvm;
 
 namespace ulto {
@@ -25,6 +28,22 @@ Expected<RemoteConfig> parseRemoteURL(StringRef URL) {
                              URL.str().c_str());
   Config.Target = Rest.str();
   return Config;
+}
+
+Expected<std::pair<std::string, std::string>>
+parseRemoteHeader(StringRef Header) {
+  auto [Name, Value] = Header.split('=');
+  // HTTP/2 header names: lowercase token characters; not gRPC's own.
+  bool Valid = !Name.empty() && Name.size() != Header.size() &&
+               !Name.starts_with("grpc-") && all_of(Name, [](char C) {
+                 return isAlnum(C) || C == '-' || C == '_' || C == '.';
+               });
+  if (!Valid)
+    return createStringError("invalid remote header '%s': expected "
+                             "NAME=VALUE, NAME made of letters, digits, "
+                             "'-', '_' and '.'",
+                             Header.str().c_str());
+  return std::make_pair(Name.lower(), Value.str());
 }
 
 } // namespace ulto

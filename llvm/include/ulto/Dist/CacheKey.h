@@ -39,9 +39,21 @@ private:
   llvm::StringMap<Digest> Digests;
 };
 
-/// The job's arguments after the compiler, each path the job names replaced
-/// by its role: %module, %shard, %import, %output, %common<N>. A path given
-/// as an option value ("-fthinlto-index=PATH") is replaced after the '='.
+/// What a path in a backend job's command stands for.
+enum class PathRole { Module, Shard, Import, Output, Common };
+
+/// The job's arguments after the compiler, each path the job names (its
+/// inputs and output) replaced by \p Replacement(Path, Role, Index), where
+/// Index counts imports and shared inputs. A path given as an option value
+/// ("-fthinlto-index=PATH") is replaced after the '='.
+std::vector<std::string>
+replaceJobPaths(const JobList &List, const BackendJob &Job,
+                llvm::function_ref<std::string(llvm::StringRef Path,
+                                               PathRole Role, size_t Index)>
+                    Replacement);
+
+/// The job's arguments after the compiler, each path replaced by its role:
+/// %module, %shard, %import, %output, %common<N>.
 std::vector<std::string> normaliseArgs(const JobList &List,
                                        const BackendJob &Job);
 

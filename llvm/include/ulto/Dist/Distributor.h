@@ -25,6 +25,9 @@ namespace ulto {
 struct DistOptions {
   /// Jobs at once; 0: one per hardware thread (or per jobserver slot).
   unsigned Parallelism = 0;
+  /// Whether each running job holds a make jobserver slot; not for jobs
+  /// that run elsewhere.
+  bool Jobserver = true;
   /// The cache, or null to run every job.
   BackendCache *Cache = nullptr;
   /// Show the live progress line on the error stream.
@@ -47,8 +50,10 @@ struct DistSummary {
   std::string SlowestJob;
   double SlowestSeconds = 0;
 
-  /// One line: "ulto dist: 3 jobs: 1 cached, 2 executed, 0 failed; ...".
-  std::string format(llvm::StringRef ExecutorName) const;
+  /// One line: "ulto dist: 3 jobs: 1 cached, 2 executed, 0 failed (local,
+  /// 2 at once[; <ExecutorReport>]); ...".
+  std::string format(llvm::StringRef ExecutorName,
+                     llvm::StringRef ExecutorReport = "") const;
 };
 
 /// Runs every job of \p List; errors (one per failed job, naming the module,

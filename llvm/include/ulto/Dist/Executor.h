@@ -25,13 +25,19 @@ struct ExecutionResult {
   std::string Failure;
   /// What the command wrote to stdout and stderr.
   std::string Output;
+  /// Something the user should know though the job succeeded, such as that
+  /// it ran locally after the remote failed.
+  std::string Warning;
 };
 
 class Executor {
 public:
   virtual ~Executor();
-  virtual llvm::StringRef name() const = 0;
+  virtual std::string name() const = 0;
   virtual ExecutionResult run(const JobList &List, const BackendJob &Job) = 0;
+  /// After the jobs: what the executor did beyond running them, for the
+  /// summary line ("" when nothing).
+  virtual std::string report() const { return std::string(); }
 };
 
 class ForkServer;
@@ -42,7 +48,7 @@ class ForkServer;
 class LocalExecutor final : public Executor {
 public:
   explicit LocalExecutor(ForkServer *Server = nullptr) : Server(Server) {}
-  llvm::StringRef name() const override { return "local"; }
+  std::string name() const override { return "local"; }
   ExecutionResult run(const JobList &List, const BackendJob &Job) override;
 
 private:

@@ -24,10 +24,12 @@ namespace ulto {
 std::vector<size_t> scheduleLargestFirst(llvm::ArrayRef<BackendJob> Jobs);
 
 /// Runs \p Task(I) for each I of \p Order, starting them in that order, at
-/// most \p Parallelism at once (0: one per hardware thread). Returns when all
-/// have finished.
+/// most \p Parallelism at once (0: one per hardware thread), each holding a
+/// make jobserver slot if there is a jobserver and \p Jobserver. Returns
+/// when all have finished.
 void runInParallel(llvm::ArrayRef<size_t> Order, unsigned Parallelism,
-                   llvm::function_ref<void(size_t)> Task);
+                   llvm::function_ref<void(size_t)> Task,
+                   bool Jobserver = true);
 
 } // namespace ulto
 

@@ -26,12 +26,18 @@ struct RemoteCapabilities {
   int64_t MaxBatchTotalSizeBytes = 0;       ///< 0: no limit given.
   bool ExecutionEnabled = false;
   std::string LowAPIVersion, HighAPIVersion; ///< "2.0"
-  double RoundTripMilliseconds = 0;          ///< After the connection is up.
+  /// API 2.1 names outputs by Command.output_paths, 2.0 by output_files.
+  bool OutputPaths = false;
+  double RoundTripMilliseconds = 0; ///< After the connection is up.
 };
+
+class Connection;
 
 /// Asks the server; fails after \p Deadline with gRPC's status.
 llvm::Expected<RemoteCapabilities>
-fetchCapabilities(const RemoteConfig &Config, llvm::StringRef ToolVersion,
+fetchCapabilities(const Connection &Server, std::chrono::milliseconds Deadline);
+llvm::Expected<RemoteCapabilities>
+fetchCapabilities(const RemoteConfig &Config,
                   std::chrono::milliseconds Deadline);
 
 } // namespace ulto

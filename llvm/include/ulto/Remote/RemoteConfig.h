@@ -1,8 +1,9 @@
 //===- RemoteConfig.h - Which REAPI server, and how to reach it -*- C++ -*-===//
 //
 // A remote-execution endpoint as a build farm user names it:
-// grpc://host:port (plain text) or grpcs://host:port (TLS), and the REAPI
-// instance name the farm expects.
+// grpc://host:port (plain text) or grpcs://host:port (TLS), the REAPI
+// instance name the farm expects, and what its front door asks for:
+// certificates and headers (a bearer token, say).
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +14,8 @@
 #include "llvm/Support/Error.h"
 
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace ulto {
 
@@ -21,10 +24,21 @@ struct RemoteConfig {
   std::string Target; ///< host:port, as gRPC dials it.
   bool TLS = false;
   std::string Instance;
+  /// PEM: the roots that sign the server's certificate (empty: the system's),
+  /// and the client's own certificate and key for mutual TLS.
+  std::string RootCertificates, ClientCertificate, ClientKey;
+  /// Sent with every call, e.g. {"authorization", "Bearer <token>"}.
+  std::vector<std::pair<std::string, std::string>> Headers;
+  /// Names this tool to the server.
+  std::string ToolVersion;
 };
 
 /// Parses grpc://host:port or grpcs://host:port.
 llvm::Expected<RemoteConfig> parseRemoteURL(llvm::StringRef URL);
+
+/// Parses a --remote-header value, NAME=VALUE; gRPC wants lowercase names.
+llvm::Expected<std::pair<std::string, std::string>>
+parseRemoteHeader(llvm::StringRef Header);
 
 } // namespace ulto
 

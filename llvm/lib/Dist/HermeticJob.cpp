@@ -1,0 +1,146 @@
+//===- HermeticJob.cpp - A backend job that names only its own files ------===//
+
+#include "ulto/Dist/HermeticJob.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Bitcode/BitcodeReader.h"
+#include "llvm/Bitcode/BitcodeWriter.h"
+#include "llvm/IR/ModuleSummaryIndex.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace llvm;
+
+namespace ulto {
+
+Expected<std::string>
+renameShardModules(MemoryBufferRef Shard,
+                   function_ref<Expected<std::string>(StringRef)> NewPath) {
+  Expected<std::unique_ptr<ModuleSummaryIndex>> Index =
+      getModuleSummaryIndex(Shard);
+  if (!Index)
+    return createStringError("%s: not a ThinLTO index: %s",
+                             Shard.getBufferIdentifier().str().c_str(),
+                             toString(Index.takeError()).c_str());
+  StringMap<ModuleHash> &Modules = (*Index)->modulePaths();
+  std::vector<std::pair<std::string, std::string>> Renames;
+  StringSet<> Old;
+  for (const auto &Entry : Modules) {
+    Expected<std::string> New = NewPath(Entry.getKey());
+    if (!New)
+      return New.takeError();
+    Renames.push_back({Entry.getKey().str(), std::move(*New)});
+    Old.insert(Entry.getKey());
+  }
+  // Summaries point at their module's entry: add the new entries, move the
+  // summaries over, then drop the old entries.
+  StringMap<StringRef> Moved;
+  for (auto &[From, To] : Renames) {
+    if (From != To && Old.contains(To))
+      return createStringError("%s: cannot rename module '%s' to '%s', which "
+                               "the index already names",
+                               Shard.getBufferIdentifier().str().c_str(),
+                               From.c_str(), To.c_str());
+    ModuleHash Hash = Modules.find(From)->second;
+    Moved[From] = (*Index)->addModule(To, Hash)->first();
+  }
+  // The shard marks what to import as a declaration only; keep the marks.
+  GVSummaryPtrSet Declarations;
+  for (auto &[GUID, Info] : **Index)
+    for (const std::unique_ptr<GlobalValueSummary> &Summary :
+         Info.getSummaryList()) {
+      Summary->setModulePath(Moved.find(Summary->modulePath())->second);
+      if (Summary->importType() == GlobalValueSummary::Declaration)
+        Declarations.insert(Summary.get());
+    }
+  for (auto &[From, To] : Renames)
+    if (From != To)
+      Modules.erase(From);
+
+  std::string Bytes;
+  raw_string_ostream OS(Bytes);
+  writeIndexToFile(**Index, OS, /*ModuleToSummariesForIndex=*/nullptr,
+                   &Declarations);
+  return Bytes;
+}
+
+// A short name for the file at \p Local, made from its digest and its
+// extension (clang picks the input type by it).
+static Expected<std::string> contentName(StringRef Local, FileDigests &Digests,
+                                         StringRef Prefix) {
+  Expected<Digest> D = Digests.get(Local);
+  if (!D)
+    return D.takeError();
+  std::string Name =
+      Prefix.str() + toHex(ArrayRef(D->data(), 8), /*LowerCase=*/true);
+  StringRef Extension = sys::path::extension(Local);
+  if (Extension.size() > 1 && all_of(Extension.drop_front(), isAlnum))
+    Name += Extension;
+  return Name;
+}
+
+Expected<HermeticJob> makeHermetic(const JobList &List, const BackendJob &Job,
+                                   FileDigests &Digests) {
+  HermeticJob Result;
+  StringMap<std::string> NewPath;
+
+  // Modules: "m/<rank>-<digest>", the rank from the local paths' order.
+  std::vector<StringRef> Modules = {Job.module()};
+  append_range(Modules, Job.imports());
+  llvm::sort(Modules);
+  size_t Width = std::max<size_t>(4, std::to_string(Modules.size()).size());
+  for (auto [Rank, Local] : enumerate(Modules)) {
+    std::string Rank10 = std::to_string(Rank);
+    Expected<std::string> Name = contentName(
+        Local, Digests,
+        "m/" + std::string(Width - Rank10.size(), '0') + Rank10 + "-");
+    if (!Name)
+      return Name.takeError();
+    NewPath[Local] = *Name;
+    Result.Files.push_back({*Name, Local.str()});
+  }
+  for (auto [I, Local] : enumerate(List.CommonInputs)) {
+    Expected<std::string> Name =
+        contentName(Local, Digests, "c/" + std::to_string(I) + "-");
+    if (!Name)
+      return Name.takeError();
+    NewPath[Local] = *Name;
+    Result.Files.push_back({*Name, Local});
+  }
+  Result.ShardPath = "index.thinlto.bc";
+  Result.OutputPath = "backend.o";
+  NewPath[Job.indexShard()] = Result.ShardPath;
+  NewPath[Job.output()] = Result.OutputPath;
+
+  ErrorOr<std::unique_ptr<MemoryBuffer>> Shard =
+      MemoryBuffer::getFile(Job.indexShard(), /*IsText=*/false,
+                            /*RequiresNullTerminator=*/false);
+  if (!Shard)
+    return createStringError(Shard.getError(), "%s: %s",
+                             Job.indexShard().str().c_str(),
+                             Shard.getError().message().c_str());
+  Expected<std::string> Renamed = renameShardModules(
+      **Shard, [&](StringRef Module) -> Expected<std::string> {
+        auto It = NewPath.find(Module);
+        if (It == NewPath.end())
+          return createStringError("%s: names module '%s', which is not "
+                                   "among the job's inputs",
+                                   Job.indexShard().str().c_str(),
+                                   Module.str().c_str());
+        return It->second;
+      });
+  if (!Renamed)
+    return Renamed.takeError();
+  Result.Shard = std::move(*Renamed);
+  Result.Args =
+      replaceJobPaths(List, Job, [&](StringRef Path, PathRole, size_t) {
+        return NewPath.lookup(Path);
+      });
+  return Result;
+}
+
+} // namespace ulto

@@ -1,0 +1,481 @@
+//===- RemoteExecutor.cpp - Backend jobs on a REAPI build farm ------------===//
+
+#include "ulto/Remote/RemoteExecutor.h"
+
+#include "Connection.h"
+#include "ContentStore.h"
+#include "InputTree.h"
+#include "ShippedToolchain.h"
+
+#include "ulto/Dist/CacheKey.h"
+#include "ulto/Dist/HermeticJob.h"
+#include "ulto/Remote/Capabilities.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Threading.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <condition_variable>
+#include <random>
+#include <thread>
+
+using namespace llvm;
+
+namespace ulto {
+
+namespace {
+
+/// At most N holders at once (C++17 has no std::counting_semaphore).
+class Slots {
+public:
+  explicit Slots(unsigned N) : Free(N) {}
+  void acquire() {
+    std::unique_lock<std::mutex> Lock(Mutex);
+    Changed.wait(Lock, [&] { return Free != 0; });
+    --Free;
+  }
+  void release() {
+    {
+      std::lock_guard<std::mutex> Lock(Mutex);
+      ++Free;
+    }
+    Changed.notify_one();
+  }
+
+private:
+  std::mutex Mutex;
+  std::condition_variable Changed;
+  unsigned Free;
+};
+
+/// One job as an action: everything needed to run it remotely.
+struct Action {
+  HermeticJob Job;
+  std::vector<Blob> Blobs; // Inputs, directories, command, action.
+  reapi::Digest Digest;    // The Action's.
+  uint64_t InputBytes = 0; // Of the job's own inputs.
+};
+
+/// How one remote attempt ended, when it got an answer.
+struct Outcome {
+  reapi::ActionResult Result;
+  bool CacheHit = false;
+  std::string Object;
+};
+
+std::string formatBytes(uint64_t Bytes) {
+  std::string S;
+  raw_string_ostream OS(S);
+  if (Bytes < 1024)
+    OS << Bytes << " B";
+  else if (Bytes < 1024 * 1024)
+    OS << format("%.1f KiB", Bytes / 1024.0);
+  else
+    OS << format("%.1f MiB", Bytes / (1024.0 * 1024.0));
+  return S;
+}
+
+} // namespace
+
+struct RemoteExecutor::Impl {
+  Impl(RemoteExecutorOptions Options, Executor &Local,
+       RemoteCapabilities Capabilities)
+      : Options(std::move(Options)), Local(Local),
+        Capabilities(std::move(Capabilities)), Server(this->Options.Server),
+        Store(Server, this->Capabilities.MaxBatchTotalSizeBytes),
+        ActionCache(reapi::ActionCache::NewStub(Server.channel())),
+        Execution(reapi::Execution::NewStub(Server.channel())),
+        LocalSlots(hardware_concurrency(this->Options.LocalJobs)
+                       .compute_thread_count()) {}
+
+  Expected<Action> prepare(const JobList &List, const BackendJob &Job);
+  Error prepareToolchain(StringRef Compiler);
+  Expected<reapi::Digest> fileDigest(StringRef Path);
+  grpc::Status attempt(Action &A, Outcome &Out);
+  grpc::Status execute(Action &A, Outcome &Out, bool SkipCache);
+  std::string fetchOutput(const reapi::ActionResult &Result, Action &A);
+  ExecutionResult runLocally(const JobList &List, const BackendJob &Job,
+                             std::string Warning);
+
+  RemoteExecutorOptions Options;
+  Executor &Local;
+  RemoteCapabilities Capabilities;
+  Connection Server;
+  ContentStore Store;
+  std::unique_ptr<reapi::ActionCache::Stub> ActionCache;
+  std::unique_ptr<reapi::Execution::Stub> Execution;
+  Slots LocalSlots;
+  FileDigests Names; // BLAKE3, for the hermetic names.
+
+  std::mutex Mutex; // Guards the members below.
+  StringMap<reapi::Digest> FileDigestMemo;
+  std::once_flag ToolchainOnce;
+  std::string ToolchainError;
+  std::optional<ShippedToolchain> Toolchain;
+  std::vector<reapi::Digest> ToolchainDigests;
+
+  std::atomic<bool> Down{false};
+  std::atomic<unsigned> Executed{0}, CacheHits{0}, RanLocally{0};
+  std::atomic<unsigned> InFlight{0}, MostInFlight{0};
+  std::atomic<uint64_t> InputBytes{0};
+};
+
+Expected<reapi::Digest> RemoteExecutor::Impl::fileDigest(StringRef Path) {
+  {
+    std::lock_guard<std::mutex> Lock(Mutex);
+    auto It = FileDigestMemo.find(Path);
+    if (It != FileDigestMemo.end())
+      return It->second;
+  }
+  ErrorOr<std::unique_ptr<MemoryBuffer>> Buffer = MemoryBuffer::getFile(
+      Path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+  if (!Buffer)
+    return createStringError(Buffer.getError(), "%s: %s", Path.str().c_str(),
+                             Buffer.getError().message().c_str());
+  reapi::Digest D = digestOf((*Buffer)->getBuffer());
+  std::lock_guard<std::mutex> Lock(Mutex);
+  return FileDigestMemo.try_emplace(Path, D).first->second;
+}
+
+Expected<Action> RemoteExecutor::Impl::prepare(const JobList &List,
+                                               const BackendJob &Job) {
+  Action A;
+  Expected<HermeticJob> Hermetic = makeHermetic(List, Job, Names);
+  if (!Hermetic)
+    return Hermetic.takeError();
+  A.Job = std::move(*Hermetic);
+
+  std::vector<TreeFile> Tree;
+  for (const HermeticJob::File &F : A.Job.Files) {
+    Expected<reapi::Digest> D = fileDigest(F.LocalPath);
+    if (!D)
+      return D.takeError();
+    Tree.push_back({F.Path, *D, false});
+    Blob B;
+    B.Digest = *D;
+    B.Path = F.LocalPath;
+    A.Blobs.push_back(std::move(B));
+    A.InputBytes += D->size_bytes();
+  }
+  Blob Shard;
+  Shard.Bytes = A.Job.Shard;
+  Shard.Digest = digestOf(Shard.Bytes);
+  Tree.push_back({A.Job.ShardPath, Shard.Digest, false});
+  A.InputBytes += Shard.Bytes.size();
+  A.Blobs.push_back(std::move(Shard));
+
+  std::string Compiler =
+      Options.Compiler.empty() ? List.compiler().str() : Options.Compiler;
+  if (Options.ShipCompiler) {
+    std::call_once(ToolchainOnce, [&] {
+      if (Error E = prepareToolchain(List.compiler()))
+        ToolchainError = toString(std::move(E));
+    });
+    if (!Toolchain)
+      return createStringError(ToolchainError);
+    Compiler = Toolchain->Compiler;
+    for (auto [File, D] : zip_equal(Toolchain->Files, ToolchainDigests)) {
+      Tree.push_back({File.Path, D, File.Executable});
+      Blob B;
+      B.Digest = D;
+      B.Path = File.LocalPath;
+      A.Blobs.push_back(std::move(B));
+    }
+  }
+
+  InputTree Root = buildInputTree(Tree);
+  append_range(A.Blobs, Root.Directories);
+
+  reapi::Command Command;
+  Command.add_arguments(Compiler);
+  for (const std::string &Arg : A.Job.Args)
+    Command.add_arguments(Arg);
+  if (Capabilities.OutputPaths)
+    Command.add_output_paths(A.Job.OutputPath);
+  else
+    Command.add_output_files(A.Job.OutputPath);
+  reapi::Platform Platform;
+  auto Properties = Options.Platform;
+  llvm::sort(Properties);
+  for (const auto &[Name, Value] : Properties) {
+    reapi::Platform::Property *P = Platform.add_properties();
+    P->set_name(Name);
+    P->set_value(Value);
+  }
+  *Command.mutable_platform() = Platform;
+  Blob CommandBlob;
+  CommandBlob.Bytes = Command.SerializeAsString();
+  CommandBlob.Digest = digestOf(CommandBlob.Bytes);
+
+  reapi::Action Message;
+  *Message.mutable_command_digest() = CommandBlob.Digest;
+  *Message.mutable_input_root_digest() = Root.Root;
+  Message.mutable_timeout()->set_seconds(Options.Timeout.count());
+  *Message.mutable_platform() = Platform;
+  A.Blobs.push_back(std::move(CommandBlob));
+  Blob ActionBlob;
+  ActionBlob.Bytes = Message.SerializeAsString();
+  ActionBlob.Digest = digestOf(ActionBlob.Bytes);
+  A.Digest = ActionBlob.Digest;
+  A.Blobs.push_back(std::move(ActionBlob));
+  return A;
+}
+
+// Under ToolchainOnce: hashes the shipped files once for all jobs.
+Error RemoteExecutor::Impl::prepareToolchain(StringRef Compiler) {
+  Expected<ShippedToolchain> Found = findShippedToolchain(Compiler);
+  if (!Found)
+    return Found.takeError();
+  for (const ShippedFile &File : Found->Files) {
+    Expected<reapi::Digest> D = fileDigest(File.LocalPath);
+    if (!D)
+      return D.takeError();
+    ToolchainDigests.push_back(*D);
+  }
+  Toolchain = std::move(*Found);
+  return Error::success();
+}
+
+static grpc::Status fromRPCStatus(const google::rpc::Status &S) {
+  return grpc::Status(static_cast<grpc::StatusCode>(S.code()), S.message());
+}
+
+grpc::Status RemoteExecutor::Impl::execute(Action &A, Outcome &Out,
+                                           bool SkipCache) {
+  std::vector<const Blob *> Blobs;
+  for (const Blob &B : A.Blobs)
+    Blobs.push_back(&B);
+  if (grpc::Status S = Store.upload(Blobs, A.Digest.hash()); !S.ok())
+    return S;
+
+  reapi::ExecuteRequest Request;
+  Request.set_instance_name(Server.config().Instance);
+  *Request.mutable_action_digest() = A.Digest;
+  Request.set_skip_cache_lookup(SkipCache);
+  grpc::ClientContext Context;
+  Server.prepare(Context, A.Digest.hash(),
+                 Options.Timeout + std::chrono::minutes(1));
+  std::unique_ptr<grpc::ClientReader<google::longrunning::Operation>> Reader =
+      Execution->Execute(&Context, Request);
+  google::longrunning::Operation Operation, Last;
+  while (Reader->Read(&Operation))
+    if (Operation.done())
+      Last = Operation;
+  grpc::Status Status = Reader->Finish();
+  if (!Status.ok())
+    return Status;
+  if (!Last.done())
+    return grpc::Status(grpc::StatusCode::UNAVAILABLE,
+                        "Execute ended before the action did");
+  if (Last.has_error())
+    return fromRPCStatus(Last.error());
+  reapi::ExecuteResponse Response;
+  if (!Last.response().UnpackTo(&Response))
+    return grpc::Status(grpc::StatusCode::INTERNAL,
+                        "Execute answered no ExecuteResponse");
+  if (Response.status().code() != 0) {
+    // FAILED_PRECONDITION: the server lost inputs; send them again.
+    if (Response.status().code() == grpc::StatusCode::FAILED_PRECONDITION)
+      Store.forget(Blobs);
+    return fromRPCStatus(Response.status());
+  }
+  Out.Result = Response.result();
+  Out.CacheHit = Response.cached_result();
+  return grpc::Status::OK;
+}
+
+grpc::Status RemoteExecutor::Impl::attempt(Action &A, Outcome &Out) {
+  // The action cache first: a hit needs no uploads at all.
+  reapi::GetActionResultRequest Request;
+  Request.set_instance_name(Server.config().Instance);
+  *Request.mutable_action_digest() = A.Digest;
+  reapi::ActionResult Cached;
+  grpc::ClientContext Context;
+  Server.prepare(Context, A.Digest.hash(), std::chrono::seconds(60));
+  grpc::Status Status =
+      ActionCache->GetActionResult(&Context, Request, &Cached);
+  bool Hit = Status.ok() && Cached.exit_code() == 0;
+  if (!Status.ok() && Status.error_code() != grpc::StatusCode::NOT_FOUND)
+    return Status;
+  Out = Outcome();
+  if (Hit) {
+    Out.Result = Cached;
+    Out.CacheHit = true;
+  } else if (grpc::Status S = execute(A, Out, /*SkipCache=*/false); !S.ok()) {
+    return S;
+  }
+  if (Out.Result.exit_code() != 0)
+    return grpc::Status::OK;
+
+  auto Read = [&]() -> grpc::Status {
+    for (const reapi::OutputFile &File : Out.Result.output_files())
+      if (File.path() == A.Job.OutputPath)
+        return Store.read(File.digest(), Out.Object, A.Digest.hash());
+    return grpc::Status(grpc::StatusCode::NOT_FOUND,
+                        "the action exited 0 but returned no " +
+                            A.Job.OutputPath);
+  };
+  Status = Read();
+  // A cached result whose object the server has since dropped: run again.
+  if (Status.error_code() == grpc::StatusCode::NOT_FOUND && Out.CacheHit) {
+    if (grpc::Status S = execute(A, Out, /*SkipCache=*/true); !S.ok())
+      return S;
+    if (Out.Result.exit_code() != 0)
+      return grpc::Status::OK;
+    Status = Read();
+  }
+  return Status;
+}
+
+// The action's stdout and stderr, for a job that failed.
+std::string RemoteExecutor::Impl::fetchOutput(const reapi::ActionResult &R,
+                                              Action &A) {
+  std::string Output = R.stdout_raw() + R.stderr_raw();
+  for (const reapi::Digest *D : {&R.stdout_digest(), &R.stderr_digest()}) {
+    std::string Bytes;
+    if (D->size_bytes() && Store.read(*D, Bytes, A.Digest.hash()).ok())
+      Output += Bytes;
+  }
+  return Output;
+}
+
+ExecutionResult RemoteExecutor::Impl::runLocally(const JobList &List,
+                                                 const BackendJob &Job,
+                                                 std::string Warning) {
+  LocalSlots.acquire();
+  ExecutionResult Result = Local.run(List, Job);
+  LocalSlots.release();
+  ++RanLocally;
+  Result.Warning = std::move(Warning);
+  return Result;
+}
+
+RemoteExecutor::RemoteExecutor(std::unique_ptr<Impl> I) : I(std::move(I)) {}
+RemoteExecutor::~RemoteExecutor() = default;
+
+Expected<std::unique_ptr<RemoteExecutor>>
+RemoteExecutor::connect(RemoteExecutorOptions Options, Executor &Local) {
+  Connection Probe(Options.Server);
+  Expected<RemoteCapabilities> Capabilities =
+      fetchCapabilities(Probe, std::chrono::seconds(10));
+  if (!Capabilities)
+    return Capabilities.takeError();
+  std::string URL = Options.Server.URL;
+  if (!is_contained(Capabilities->DigestFunctions, "SHA256"))
+    return createStringError("remote %s: it hashes with %s; ulto needs SHA256",
+                             URL.c_str(),
+                             join(Capabilities->DigestFunctions, "/").c_str());
+  if (!Capabilities->ExecutionEnabled)
+    return createStringError("remote %s: it does not execute actions",
+                             URL.c_str());
+  return std::unique_ptr<RemoteExecutor>(
+      new RemoteExecutor(std::make_unique<Impl>(std::move(Options), Local,
+                                                std::move(*Capabilities))));
+}
+
+std::string RemoteExecutor::name() const {
+  return "remote " + I->Options.Server.URL;
+}
+
+ExecutionResult RemoteExecutor::run(const JobList &List,
+                                    const BackendJob &Job) {
+  std::string Module = ("ThinLTO backend for '" + Job.module() + "'").str();
+  auto Fallback = [&](const std::string &Why) {
+    if (!I->Options.LocalFallback) {
+      ExecutionResult Result;
+      Result.Started = false;
+      Result.Failure = "could not run remotely: " + Why;
+      return Result;
+    }
+    return I->runLocally(List, Job, Module + " ran locally: " + Why);
+  };
+  if (I->Down)
+    return I->Options.LocalFallback ? I->runLocally(List, Job, "")
+                                    : Fallback("the remote failed earlier");
+
+  Expected<Action> A = I->prepare(List, Job);
+  if (!A)
+    return Fallback(toString(A.takeError()));
+
+  unsigned Now = ++I->InFlight;
+  unsigned Most = I->MostInFlight;
+  while (Now > Most && !I->MostInFlight.compare_exchange_weak(Most, Now))
+    ;
+  I->InputBytes += A->InputBytes;
+  Outcome Out;
+  grpc::Status Status;
+  unsigned Attempts = 0;
+  std::mt19937 Jitter(std::hash<std::string>()(A->Digest.hash()));
+  while (true) {
+    Status = I->attempt(*A, Out);
+    ++Attempts;
+    bool Again = isTransient(Status) ||
+                 Status.error_code() == grpc::StatusCode::FAILED_PRECONDITION;
+    if (Status.ok() || !Again || Attempts > I->Options.Retries || I->Down)
+      break;
+    // Exponential backoff, with jitter so that jobs do not retry in step.
+    auto Delay = I->Options.Backoff * (1u << (Attempts - 1));
+    std::this_thread::sleep_for(
+        Delay / 2 + std::chrono::milliseconds(Jitter() % (Delay.count() + 1)));
+  }
+  --I->InFlight;
+
+  if (!Status.ok()) {
+    std::string Why = I->Server.describe("running the job", Status) + " (" +
+                      std::to_string(Attempts) +
+                      (Attempts == 1 ? " attempt)" : " attempts)");
+    // A server that is gone stays gone for this link: said once, and every
+    // job from now on runs here.
+    if (isTransient(Status) && !I->Down.exchange(true) &&
+        I->Options.LocalFallback)
+      return I->runLocally(List, Job,
+                           Why + "; running this and the remaining jobs "
+                                 "locally");
+    if (I->Down && I->Options.LocalFallback)
+      return I->runLocally(List, Job, "");
+    return Fallback(Why);
+  }
+
+  ExecutionResult Result;
+  if (Out.Result.exit_code() != 0) {
+    std::string Output = I->fetchOutput(Out.Result, *A);
+    std::string Why =
+        "exited with status " + std::to_string(Out.Result.exit_code());
+    if (!I->Options.LocalFallback) {
+      ++I->Executed;
+      Result.Failure = Why + " on the remote";
+      Result.Output = std::move(Output);
+      return Result;
+    }
+    std::string Warning =
+        Module + " failed on the remote (" + Why + ") and ran locally";
+    if (!Output.empty())
+      Warning += "; the remote's output:\n" + Output;
+    return I->runLocally(List, Job, Warning);
+  }
+  (Out.CacheHit ? I->CacheHits : I->Executed) += 1;
+  if (Error E = writeToOutput(Job.output(), [&](raw_ostream &OS) {
+        OS << Out.Object;
+        return Error::success();
+      }))
+    Result.Failure = "cannot write its output: " + toString(std::move(E));
+  return Result;
+}
+
+std::string RemoteExecutor::report() const {
+  std::string S;
+  raw_string_ostream OS(S);
+  unsigned Hits = I->CacheHits;
+  OS << I->Executed << " run remotely, " << Hits << " remote cache "
+     << (Hits == 1 ? "hit" : "hits") << ", " << I->RanLocally
+     << " run locally; sent " << formatBytes(I->Store.bytesSent()) << " for "
+     << formatBytes(I->InputBytes) << " of inputs; " << I->MostInFlight
+     << " in flight at most";
+  return S;
+}
+
+} // namespace ulto
