@@ -33,6 +33,9 @@ if (shutil.which("javac") and shutil.which("unshare") and shutil.which("ip")
         and subprocess.call(["unshare", "-n", "true"],
                             stderr=subprocess.DEVNULL) == 0):
     config.available_features.add("remote-worker")
+# The tests share one compiled server.
+config.environment["ULTO_REMOTE_WORKER_CLASSES"] = os.path.join(
+    config.test_exec_root, "remote-worker-classes")
 config.substitutions.append(("%with-remote-worker", os.path.join(
     config.test_source_root, "remote", "Inputs", "with-remote-worker.sh")))
 # Tests that count the processes a command starts trace it with strace.

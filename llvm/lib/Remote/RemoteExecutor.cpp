@@ -16,6 +16,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Program.h"
 #include "llvm/Support/Threading.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -55,6 +56,7 @@ private:
 /// One job as an action: everything needed to run it remotely.
 struct Action {
   HermeticJob Job;
+  std::string Compiler;    // As the worker names it.
   std::vector<Blob> Blobs; // Inputs, directories, command, action.
   reapi::Digest Digest;    // The Action's.
   uint64_t InputBytes = 0; // Of the job's own inputs.
@@ -65,6 +67,8 @@ struct Outcome {
   reapi::ActionResult Result;
   bool CacheHit = false;
   std::string Object;
+  /// The failure is the action's (it timed out, say), not the server's.
+  bool ActionFailed = false;
 };
 
 std::string formatBytes(uint64_t Bytes) {
@@ -98,6 +102,7 @@ struct RemoteExecutor::Impl {
   grpc::Status attempt(Action &A, Outcome &Out);
   grpc::Status execute(Action &A, Outcome &Out, bool SkipCache);
   std::string fetchOutput(const reapi::ActionResult &Result, Action &A);
+  std::string remoteCommand(const Action &A) const;
   ExecutionResult runLocally(const JobList &List, const BackendJob &Job,
                              std::string Warning);
 
@@ -187,6 +192,7 @@ Expected<Action> RemoteExecutor::Impl::prepare(const JobList &List,
     }
   }
 
+  A.Compiler = Compiler;
   InputTree Root = buildInputTree(Tree);
   append_range(A.Blobs, Root.Directories);
 
@@ -271,6 +277,7 @@ grpc::Status RemoteExecutor::Impl::execute(Action &A, Outcome &Out,
   if (!Last.done())
     return grpc::Status(grpc::StatusCode::UNAVAILABLE,
                         "Execute ended before the action did");
+  Out.ActionFailed = true;
   if (Last.has_error())
     return fromRPCStatus(Last.error());
   reapi::ExecuteResponse Response;
@@ -283,6 +290,7 @@ grpc::Status RemoteExecutor::Impl::execute(Action &A, Outcome &Out,
       Store.forget(Blobs);
     return fromRPCStatus(Response.status());
   }
+  Out.ActionFailed = false;
   Out.Result = Response.result();
   Out.CacheHit = Response.cached_result();
   return grpc::Status::OK;
@@ -341,6 +349,18 @@ std::string RemoteExecutor::Impl::fetchOutput(const reapi::ActionResult &R,
       Output += Bytes;
   }
   return Output;
+}
+
+// The command as the worker ran it, quoted for a shell.
+std::string RemoteExecutor::Impl::remoteCommand(const Action &A) const {
+  std::string Command;
+  raw_string_ostream OS(Command);
+  OS << A.Compiler;
+  for (const std::string &Arg : A.Job.Args) {
+    OS << ' ';
+    sys::printArg(OS, Arg, /*Quote=*/false);
+  }
+  return Command;
 }
 
 ExecutionResult RemoteExecutor::Impl::runLocally(const JobList &List,
@@ -430,7 +450,7 @@ ExecutionResult RemoteExecutor::run(const JobList &List,
                       (Attempts == 1 ? " attempt)" : " attempts)");
     // A server that is gone stays gone for this link: said once, and every
     // job from now on runs here.
-    if (isTransient(Status) && !I->Down.exchange(true) &&
+    if (isTransient(Status) && !Out.ActionFailed && !I->Down.exchange(true) &&
         I->Options.LocalFallback)
       return I->runLocally(List, Job,
                            Why + "; running this and the remaining jobs "
@@ -442,7 +462,8 @@ ExecutionResult RemoteExecutor::run(const JobList &List,
 
   ExecutionResult Result;
   if (Out.Result.exit_code() != 0) {
-    std::string Output = I->fetchOutput(Out.Result, *A);
+    std::string Output = "remote command: " + I->remoteCommand(*A) + "\n" +
+                         I->fetchOutput(Out.Result, *A);
     std::string Why =
         "exited with status " + std::to_string(Out.Result.exit_code());
     if (!I->Options.LocalFallback) {

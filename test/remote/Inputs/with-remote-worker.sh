@@ -4,7 +4,10 @@
 # Runs COMMAND next to a real REAPI server, Bazel's RemoteWorker (built from
 # Debian's bazel-bootstrap-source into DIR/classes), inside a new network
 # namespace that has only loopback: the server listens on 127.0.0.1:8980 and
-# nothing outside can reach it. The server is stopped by its recorded PID;
+# nothing outside can reach it. With --debug the server keeps each executed
+# action's directory under DIR/work and logs "Preserving work directory" once
+# per action: tests count actions and look at input roots. The server's PID
+# is in DIR/server.pid (a test may kill it early); it is stopped by that PID;
 # COMMAND's exit status is the script's. Everything is bounded in time.
 set -euo pipefail
 dir=$1
@@ -12,18 +15,22 @@ shift
 jar=/usr/share/bazel/A-server.jar
 src=/usr/src/bazel-bootstrap/src/tools/remote/src/main/java/com/google/devtools/build/remote/worker
 
-if [ ! -d "$dir/classes" ]; then
-  mkdir -p "$dir/classes.tmp"
-  javac -nowarn -d "$dir/classes.tmp" -cp "$jar" $(find "$src" -name '*.java') 2>/dev/null
-  mv "$dir/classes.tmp" "$dir/classes"
+# The compiled server is shared by the tests that name one directory for it
+# in ULTO_REMOTE_WORKER_CLASSES; the first to finish compiling installs it.
+classes=${ULTO_REMOTE_WORKER_CLASSES:-$dir/classes}
+if [ ! -d "$classes" ]; then
+  mkdir -p "$(dirname "$classes")"
+  tmp=$(mktemp -d "$classes.XXXXXX")
+  javac -nowarn -d "$tmp" -cp "$jar" $(find "$src" -name '*.java') 2>/dev/null
+  mv -T "$tmp" "$classes" 2>/dev/null || rm -rf "$tmp"
 fi
 mkdir -p "$dir/work" "$dir/cas"
 
 exec timeout 300 unshare -n bash -c '
-  dir=$1; jar=$2; shift 2
+  dir=$1; jar=$2; classes=$3; shift 3
   ip link set lo up
-  java -cp "$dir/classes:$jar" com.google.devtools.build.remote.worker.RemoteWorker \
-    --work_path="$dir/work" --cas_path="$dir/cas" --listen_port=8980 --jobs=2 \
+  java -cp "$classes:$jar" com.google.devtools.build.remote.worker.RemoteWorker \
+    --work_path="$dir/work" --cas_path="$dir/cas" --listen_port=8980 --jobs=2 --debug \
     --pid_file="$dir/server.pid" > "$dir/server.log" 2>&1 &
   for i in $(seq 1 120); do
     (exec 3<>/dev/tcp/127.0.0.1/8980) 2>/dev/null && break
@@ -35,4 +42,4 @@ exec timeout 300 unshare -n bash -c '
   kill "$(cat "$dir/server.pid")" 2>/dev/null
   wait
   exit $status
-' with-remote-worker "$dir" "$jar" "$@"
+' with-remote-worker "$dir" "$jar" "$classes" "$@"
