@@ -472,11 +472,9 @@ ExecutionResult RemoteExecutor::run(const JobList &List,
       Result.Output = std::move(Output);
       return Result;
     }
-    std::string Warning =
-        Module + " failed on the remote (" + Why + ") and ran locally";
-    if (!Output.empty())
-      Warning += "; the remote's output:\n" + Output;
-    return I->runLocally(List, Job, Warning);
+    return I->runLocally(List, Job,
+                         Module + " failed on the remote (" + Why +
+                             ") and ran locally:\n" + Output);
   }
   (Out.CacheHit ? I->CacheHits : I->Executed) += 1;
   if (Error E = writeToOutput(Job.output(), [&](raw_ostream &OS) {
