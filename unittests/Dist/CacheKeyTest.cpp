@@ -9,6 +9,7 @@
 #include "ulto/Dist/CacheKey.h"
 
 #include "ErrorText.h"
+#include "TestJobs.h"
 #include "llvm/Bitcode/BitcodeWriter.h"
 #include "llvm/IR/ModuleSummaryIndex.h"
 #include "llvm/Support/FileSystem.h"
@@ -23,22 +24,6 @@ using namespace ulto::test;
 
 namespace {
 
-JobList jobList(StringRef Dir, StringRef Module, StringRef Import) {
-  auto In = [&](StringRef Name) { return (Dir + "/" + Name).str(); };
-  JobList List;
-  List.LinkerOutput = In("app");
-  List.CommonArgs = {"clang", "-c", "-O2",
-                     "-fprofile-sample-use=" + In("prof.txt")};
-  List.CommonInputs = {In("prof.txt")};
-  BackendJob Job;
-  Job.Inputs = {In(Module), In(Module) + ".1.thinlto.bc", In(Import)};
-  Job.Outputs = {In(Module) + ".1.native.o"};
-  Job.Args = {Job.Inputs[0], "-fthinlto-index=" + Job.Inputs[1], "-o",
-              Job.Outputs[0]};
-  List.Jobs = {Job};
-  return List;
-}
-
 TEST(CacheKeyTest, ArgsNameRolesNotPaths) {
   JobList List = jobList("/build/one", "lib.a(m.o at 8).4.1A2B.o", "b.o");
   EXPECT_EQ(normaliseArgs(List, List.Jobs[0]),
@@ -48,27 +33,6 @@ TEST(CacheKeyTest, ArgsNameRolesNotPaths) {
   JobList Other = jobList("/elsewhere", "m.o", "b.o");
   EXPECT_EQ(normaliseArgs(List, List.Jobs[0]),
             normaliseArgs(Other, Other.Jobs[0]));
-}
-
-// A shard naming \p ModulePath (which defines \p GUID) and \p ImportPath.
-std::string shard(StringRef ModulePath, StringRef ImportPath,
-                  GlobalValue::GUID GUID, uint32_t ImportHash = 2) {
-  ModuleSummaryIndex Index(/*HaveGVs=*/false);
-  Index.addModule(ModulePath, ModuleHash{{1, 1, 1, 1, 1}});
-  Index.addModule(ImportPath, ModuleHash{{ImportHash, 2, 2, 2, 2}});
-  for (auto [Path, G] :
-       {std::pair(ModulePath, GUID), std::pair(ImportPath, GUID + 1)}) {
-    SmallVector<FunctionSummary::EdgeTy, 0> NoCalls;
-    auto Summary = std::make_unique<FunctionSummary>(
-        FunctionSummary::makeDummyFunctionSummary(std::move(NoCalls)));
-    Summary->setModulePath(Index.getModule(Path)->first());
-    Index.addGlobalValueSummary(Index.getOrInsertValueInfo(G),
-                                std::move(Summary));
-  }
-  std::string Bytes;
-  raw_string_ostream OS(Bytes);
-  writeIndexToFile(Index, OS);
-  return Bytes;
 }
 
 std::string normalise(StringRef Bytes,
@@ -109,24 +73,6 @@ TEST(CacheKeyTest, ShardMustBeAnIndex) {
                   return std::nullopt;
                 })),
             "");
-}
-
-// One link's files under \p Dir, with the given names and contents.
-JobList writeLink(StringRef Dir, StringRef Module, StringRef Import,
-                  StringRef ImportBytes) {
-  JobList List = jobList(Dir, Module, Import);
-  const BackendJob &Job = List.Jobs[0];
-  auto Write = [](StringRef Path, StringRef Bytes) {
-    std::error_code EC;
-    raw_fd_ostream OS(Path, EC);
-    ASSERT_FALSE(EC) << Path.str();
-    OS << Bytes;
-  };
-  Write(Job.module(), "module bytes");
-  Write(Job.imports()[0], ImportBytes);
-  Write(List.CommonInputs[0], "profile");
-  Write(Job.indexShard(), shard(Job.module(), Job.imports()[0], 100));
-  return List;
 }
 
 TEST(CacheKeyTest, KeyIsPathIndependent) {

@@ -36,3 +36,18 @@ TEST(RemoteConfigTest, RefusesWhatIsNotAnEndpoint) {
 }
 
 } // namespace
+
+TEST(RemoteConfigTest, Headers) {
+  Expected<std::pair<std::string, std::string>> Auth =
+      parseRemoteHeader("Authorization=Bearer a=b");
+  ASSERT_TRUE(bool(Auth));
+  // gRPC wants lowercase names; the value stays as given, '=' and all.
+  EXPECT_EQ(Auth->first, "authorization");
+  EXPECT_EQ(Auth->second, "Bearer a=b");
+  for (StringRef Bad : {"noequals", "=value", "grpc-timeout=1", "a b=c"}) {
+    Expected<std::pair<std::string, std::string>> H = parseRemoteHeader(Bad);
+    EXPECT_FALSE(bool(H)) << Bad.str();
+    if (!H)
+      consumeError(H.takeError());
+  }
+}
