@@ -18,6 +18,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/Threading.h"
+#include "llvm/Support/TimeProfiler.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <condition_variable>
@@ -255,13 +256,17 @@ grpc::Status RemoteExecutor::Impl::execute(Action &A, Outcome &Out,
   std::vector<const Blob *> Blobs;
   for (const Blob &B : A.Blobs)
     Blobs.push_back(&B);
-  if (grpc::Status S = Store.upload(Blobs, A.Digest.hash()); !S.ok())
-    return S;
+  {
+    TimeTraceScope Scope("upload");
+    if (grpc::Status S = Store.upload(Blobs, A.Digest.hash()); !S.ok())
+      return S;
+  }
 
   reapi::ExecuteRequest Request;
   Request.set_instance_name(Server.config().Instance);
   *Request.mutable_action_digest() = A.Digest;
   Request.set_skip_cache_lookup(SkipCache);
+  TimeTraceScope Scope("remote execution");
   grpc::ClientContext Context;
   Server.prepare(Context, A.Digest.hash(),
                  Options.Timeout + std::chrono::minutes(1));
@@ -302,10 +307,13 @@ grpc::Status RemoteExecutor::Impl::attempt(Action &A, Outcome &Out) {
   Request.set_instance_name(Server.config().Instance);
   *Request.mutable_action_digest() = A.Digest;
   reapi::ActionResult Cached;
-  grpc::ClientContext Context;
-  Server.prepare(Context, A.Digest.hash(), std::chrono::seconds(60));
-  grpc::Status Status =
-      ActionCache->GetActionResult(&Context, Request, &Cached);
+  grpc::Status Status;
+  {
+    TimeTraceScope Scope("remote cache lookup");
+    grpc::ClientContext Context;
+    Server.prepare(Context, A.Digest.hash(), std::chrono::seconds(60));
+    Status = ActionCache->GetActionResult(&Context, Request, &Cached);
+  }
   bool Hit = Status.ok() && Cached.exit_code() == 0;
   if (!Status.ok() && Status.error_code() != grpc::StatusCode::NOT_FOUND)
     return Status;
@@ -320,6 +328,7 @@ grpc::Status RemoteExecutor::Impl::attempt(Action &A, Outcome &Out) {
     return grpc::Status::OK;
 
   auto Read = [&]() -> grpc::Status {
+    TimeTraceScope Scope("download");
     for (const reapi::OutputFile &File : Out.Result.output_files())
       if (File.path() == A.Job.OutputPath)
         return Store.read(File.digest(), Out.Object, A.Digest.hash());
@@ -366,6 +375,7 @@ std::string RemoteExecutor::Impl::remoteCommand(const Action &A) const {
 ExecutionResult RemoteExecutor::Impl::runLocally(const JobList &List,
                                                  const BackendJob &Job,
                                                  std::string Warning) {
+  TimeTraceScope Scope("local fallback");
   LocalSlots.acquire();
   ExecutionResult Result = Local.run(List, Job);
   LocalSlots.release();

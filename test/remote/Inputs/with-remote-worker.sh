@@ -8,7 +8,10 @@
 # action's directory under DIR/work and logs "Preserving work directory" once
 # per action: tests count actions and look at input roots. The server's PID
 # is in DIR/server.pid (a test may kill it early); it is stopped by that PID;
-# COMMAND's exit status is the script's. Everything is bounded in time.
+# COMMAND's exit status is the script's. Everything is bounded in time:
+# ULTO_REMOTE_WORKER_TIMEOUT seconds (default 300). Benchmarks may set
+# ULTO_REMOTE_WORKER_JOBS (default 2) and ULTO_REMOTE_WORKER_DEBUG=0 (keep
+# no action directories).
 set -euo pipefail
 dir=$1
 shift
@@ -26,11 +29,13 @@ if [ ! -d "$classes" ]; then
 fi
 mkdir -p "$dir/work" "$dir/cas"
 
-exec timeout 300 unshare -n bash -c '
-  dir=$1; jar=$2; classes=$3; shift 3
+debug=--debug
+[ "${ULTO_REMOTE_WORKER_DEBUG:-1}" = 0 ] && debug=
+exec timeout "${ULTO_REMOTE_WORKER_TIMEOUT:-300}" unshare -n bash -c '
+  dir=$1; jar=$2; classes=$3; jobs=$4; debug=$5; shift 5
   ip link set lo up
   java -cp "$classes:$jar" com.google.devtools.build.remote.worker.RemoteWorker \
-    --work_path="$dir/work" --cas_path="$dir/cas" --listen_port=8980 --jobs=2 --debug \
+    --work_path="$dir/work" --cas_path="$dir/cas" --listen_port=8980 --jobs="$jobs" $debug \
     --pid_file="$dir/server.pid" > "$dir/server.log" 2>&1 &
   for i in $(seq 1 120); do
     (exec 3<>/dev/tcp/127.0.0.1/8980) 2>/dev/null && break
@@ -42,4 +47,5 @@ exec timeout 300 unshare -n bash -c '
   kill "$(cat "$dir/server.pid")" 2>/dev/null
   wait
   exit $status
-' with-remote-worker "$dir" "$jar" "$classes" "$@"
+' with-remote-worker "$dir" "$jar" "$classes" "${ULTO_REMOTE_WORKER_JOBS:-2}" \
+  "$debug" "$@"
