@@ -33,6 +33,10 @@ if (shutil.which("javac") and shutil.which("unshare") and shutil.which("ip")
         and subprocess.call(["unshare", "-n", "true"],
                             stderr=subprocess.DEVNULL) == 0):
     config.available_features.add("remote-worker")
+    # TLS: netty's native OpenSSL binding, and openssl to make certificates.
+    if (os.path.exists("/usr/lib/x86_64-linux-gnu/jni/libnetty-tcnative.so")
+            and shutil.which("openssl")):
+        config.available_features.add("remote-worker-tls")
 # The tests share one compiled server.
 config.environment["ULTO_REMOTE_WORKER_CLASSES"] = os.path.join(
     config.test_exec_root, "remote-worker-classes")

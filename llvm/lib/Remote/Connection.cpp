@@ -7,6 +7,8 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/RandomNumberGenerator.h"
 
+#include <grpc/support/log.h>
+
 using namespace llvm;
 namespace reapi = build::bazel::remote::execution::v2;
 
@@ -23,7 +25,12 @@ credentials(const RemoteConfig &Config) {
   return grpc::SslCredentials(Options);
 }
 
+// gRPC logs failures (a TLS handshake, say) on stderr itself; ulto reports
+// each failed call once, in its own error line, with gRPC's reason.
+static void discardLog(gpr_log_func_args *) {}
+
 Connection::Connection(const RemoteConfig &Config) : Config(Config) {
+  gpr_set_log_function(discardLog);
   grpc::ChannelArguments Arguments;
   // Outputs and batches may exceed gRPC's default 4 MiB.
   Arguments.SetMaxReceiveMessageSize(-1);

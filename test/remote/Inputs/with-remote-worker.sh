@@ -11,7 +11,7 @@
 # COMMAND's exit status is the script's. Everything is bounded in time:
 # ULTO_REMOTE_WORKER_TIMEOUT seconds (default 300). Benchmarks may set
 # ULTO_REMOTE_WORKER_JOBS (default 2) and ULTO_REMOTE_WORKER_DEBUG=0 (keep
-# no action directories).
+# no action directories); ULTO_REMOTE_WORKER_ARGS adds server options (TLS).
 set -euo pipefail
 dir=$1
 shift
@@ -27,14 +27,19 @@ if [ ! -d "$classes" ]; then
   javac -nowarn -d "$tmp" -cp "$jar" $(find "$src" -name '*.java') 2>/dev/null
   mv -T "$tmp" "$classes" 2>/dev/null || rm -rf "$tmp"
 fi
-mkdir -p "$dir/work" "$dir/cas"
+mkdir -p "$dir/work" "$dir/cas" "$dir/jni"
+# TLS needs netty's native OpenSSL binding, which Debian ships under another
+# name and which refuses to load through a symbolic link.
+tcnative=/usr/lib/x86_64-linux-gnu/jni/libnetty-tcnative.so
+[ -e "$tcnative" ] && cp "$tcnative" "$dir/jni/libnetty_tcnative.so"
 
 debug=--debug
 [ "${ULTO_REMOTE_WORKER_DEBUG:-1}" = 0 ] && debug=
+debug="$debug ${ULTO_REMOTE_WORKER_ARGS:-}"
 exec timeout "${ULTO_REMOTE_WORKER_TIMEOUT:-300}" unshare -n bash -c '
   dir=$1; jar=$2; classes=$3; jobs=$4; debug=$5; shift 5
   ip link set lo up
-  java -cp "$classes:$jar" com.google.devtools.build.remote.worker.RemoteWorker \
+  java -Djava.library.path="$dir/jni" -cp "$classes:$jar" com.google.devtools.build.remote.worker.RemoteWorker \
     --work_path="$dir/work" --cas_path="$dir/cas" --listen_port=8980 --jobs="$jobs" $debug \
     --pid_file="$dir/server.pid" > "$dir/server.log" 2>&1 &
   for i in $(seq 1 120); do
