@@ -105,6 +105,8 @@ Expected<RemoteConfig> remoteConfig(const opt::InputArgList &ArgList) {
     return Config.takeError();
   Config->Instance = ArgList.getLastArgValue(OPT_remote_instance).str();
   Config->ToolVersion = ULTO_VERSION;
+  Config->BuildId = ArgList.getLastArgValue(
+      OPT_remote_build_id, sys::Process::GetEnv("ULTO_BUILD_ID").value_or(""));
   for (StringRef Header : ArgList.getAllArgValues(OPT_remote_header)) {
     Expected<std::pair<std::string, std::string>> H = parseRemoteHeader(Header);
     if (!H)

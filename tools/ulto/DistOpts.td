@@ -41,6 +41,9 @@ def remote_platform : Joined<["--"], "remote-platform=">,
 def remote_header : Joined<["--"], "remote-header=">,
                     MetaVarName<"<name>=<value>">,
                     HelpText<"Header sent with every call; repeatable">;
+def remote_build_id : Joined<["--"], "remote-build-id=">, MetaVarName<"<id>">,
+                      HelpText<"Ties the link's calls to a build in the farm's "
+                               "records (default: $ULTO_BUILD_ID)">;
 def remote_token_file : Joined<["--"], "remote-token-file=">,
                         MetaVarName<"<file>">,
                         HelpText<"Send the token in <file> as "

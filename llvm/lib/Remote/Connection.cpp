@@ -49,6 +49,7 @@ void Connection::prepare(grpc::ClientContext &Context, StringRef ActionId,
   Metadata.mutable_tool_details()->set_tool_name("ulto");
   Metadata.mutable_tool_details()->set_tool_version(Config.ToolVersion);
   Metadata.set_tool_invocation_id(InvocationId);
+  Metadata.set_correlated_invocations_id(Config.BuildId);
   Metadata.set_action_id(ActionId.str());
   Metadata.set_action_mnemonic("ThinLTOBackend");
   Context.AddMetadata("build.bazel.remote.execution.v2.requestmetadata-bin",

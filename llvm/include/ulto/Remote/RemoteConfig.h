@@ -31,6 +31,9 @@ struct RemoteConfig {
   std::vector<std::pair<std::string, std::string>> Headers;
   /// Names this tool to the server.
   std::string ToolVersion;
+  /// Ties this link's calls to the rest of a build in the farm's records
+  /// (REAPI's correlated_invocations_id); empty: none.
+  std::string BuildId;
 };
 
 /// Parses grpc://host:port or grpcs://host:port.
