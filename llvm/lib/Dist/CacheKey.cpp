@@ -96,6 +96,17 @@ std::vector<std::string> normaliseArgs(const JobList &List,
       });
 }
 
+Expected<std::unique_ptr<ModuleSummaryIndex>>
+readIndexShard(MemoryBufferRef Shard) {
+  Expected<std::unique_ptr<ModuleSummaryIndex>> Index =
+      getModuleSummaryIndex(Shard);
+  if (!Index)
+    return createStringError("%s: not a ThinLTO index: %s",
+                             Shard.getBufferIdentifier().str().c_str(),
+                             toString(Index.takeError()).c_str());
+  return Index;
+}
+
 // LLVM prints a summary index as "^N = module: (path: "P", hash: (...))" lines,
 // one per module in slot order, then the global values, whose summaries name
 // their module as "module: ^N", then type IDs. Module slots come first, so
@@ -103,12 +114,9 @@ std::vector<std::string> normaliseArgs(const JobList &List,
 Expected<std::string> normaliseIndexShard(
     MemoryBufferRef Shard,
     function_ref<std::optional<std::string>(StringRef)> NameOf) {
-  Expected<std::unique_ptr<ModuleSummaryIndex>> Index =
-      getModuleSummaryIndex(Shard);
+  Expected<std::unique_ptr<ModuleSummaryIndex>> Index = readIndexShard(Shard);
   if (!Index)
-    return createStringError("%s: not a ThinLTO index: %s",
-                             Shard.getBufferIdentifier().str().c_str(),
-                             toString(Index.takeError()).c_str());
+    return Index.takeError();
   std::map<std::string, std::string> NameOfPrinted;
   for (const auto &Entry : (*Index)->modulePaths()) {
     std::string Printed;

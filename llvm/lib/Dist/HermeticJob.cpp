@@ -20,12 +20,9 @@ namespace ulto {
 Expected<std::string>
 renameShardModules(MemoryBufferRef Shard,
                    function_ref<Expected<std::string>(StringRef)> NewPath) {
-  Expected<std::unique_ptr<ModuleSummaryIndex>> Index =
-      getModuleSummaryIndex(Shard);
+  Expected<std::unique_ptr<ModuleSummaryIndex>> Index = readIndexShard(Shard);
   if (!Index)
-    return createStringError("%s: not a ThinLTO index: %s",
-                             Shard.getBufferIdentifier().str().c_str(),
-                             toString(Index.takeError()).c_str());
+    return Index.takeError();
   StringMap<ModuleHash> &Modules = (*Index)->modulePaths();
   std::vector<std::pair<std::string, std::string>> Renames;
   StringSet<> Old;

@@ -20,9 +20,14 @@
 #include "llvm/Support/Error.h"
 #include "llvm/Support/MemoryBufferRef.h"
 
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
+
+namespace llvm {
+class ModuleSummaryIndex;
+} // namespace llvm
 
 namespace ulto {
 
@@ -56,6 +61,10 @@ replaceJobPaths(const JobList &List, const BackendJob &Job,
 /// %module, %shard, %import, %output, %common<N>.
 std::vector<std::string> normaliseArgs(const JobList &List,
                                        const BackendJob &Job);
+
+/// Reads an index shard; the error names the shard.
+llvm::Expected<std::unique_ptr<llvm::ModuleSummaryIndex>>
+readIndexShard(llvm::MemoryBufferRef Shard);
 
 /// The index shard as LLVM prints a summary index, with each module path
 /// replaced by \p NameOf(path) (when it has a value) and the module entries
