@@ -448,7 +448,7 @@ ExecutionResult RemoteExecutor::run(const JobList &List,
     if (Status.ok() || !Again || Attempts > I->Options.Retries || I->Down)
       break;
     // Exponential backoff, with jitter so that jobs do not retry in step.
-    auto Delay = I->Options.Backoff * (1u << (Attempts - 1));
+    auto Delay = I->Options.Backoff * (1u << std::min(Attempts - 1, 10u));
     std::this_thread::sleep_for(
         Delay / 2 + std::chrono::milliseconds(Jitter() % (Delay.count() + 1)));
   }
