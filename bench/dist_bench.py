@@ -38,7 +38,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, Iterator, List, Optional, Tuple
+from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import compile_bench  # noqa: E402  (sibling scripts, imported after sys.path setup)
@@ -56,8 +56,9 @@ SLOTS = ["lld-inproc", "lld-dtlto-seq", "ulto-dist-spawn", "ulto-dist"]
 ULTO_CHAIN = ["ulto-dist-cold", "ulto-dist-nochange", "ulto-dist-onechange"]
 SECOND_DIR = "ulto-dist-second-dir"
 
+# The executor's report, if any (remote_bench.py reads it), follows "at once; ".
 ULTO_SUMMARY = re.compile(r"^ulto dist: (\d+) jobs?: (\d+) cached, (\d+) executed, "
-                          r"(\d+) failed \(([^,]+), (\d+) at once\).*$", re.M)
+                          r"(\d+) failed \(([^,]+), (\d+) at once[;)].*$", re.M)
 SEQ_SUMMARY = re.compile(r"^seq_distributor: (\d+) jobs, wall .*$", re.M)
 
 
@@ -87,6 +88,7 @@ class LinkResult:
     cached: Optional[int] = None
     executed: Optional[int] = None
     parallelism: Optional[int] = None
+    summary: str = ""               # ulto dist's summary line, as printed
     other_stderr: List[str] = field(default_factory=list)
 
 
@@ -206,9 +208,10 @@ def make_configs(ulto_bin: Path, tree: Path) -> Dict[str, DistConfig]:
 
 
 def link_argv(config: DistConfig, inputs: link_bench.Inputs, thinlto_jobs: Optional[int],
-              cache: Optional[Path]) -> List[str]:
+              cache: Optional[Path], options: Sequence[str] = ()) -> List[str]:
     """The link through clang-22's driver, inputs and output relative to the
-    tree it runs in."""
+    tree it runs in. A distributed link without a cache gets --no-dist-cache;
+    `options` (e.g. -Wl,--dist-remote=...) come after the config's own."""
     extra: List[str] = []
     if config.name == "lld-dtlto-seq":
         # The interpreter as the distributor: works whatever the script's mode.
@@ -220,22 +223,23 @@ def link_argv(config: DistConfig, inputs: link_bench.Inputs, thinlto_jobs: Optio
         if thinlto_jobs:
             extra.append(f"-Wl,--dist-jobs={thinlto_jobs}")
     elif config.mode == "distributed":
-        extra = [f"-Wl,--dist-cache-dir={cache}"]
+        extra = [f"-Wl,--dist-cache-dir={cache}" if cache else "-Wl,--no-dist-cache"]
         if thinlto_jobs:
             extra.append(f"-Wl,--dist-jobs={thinlto_jobs}")
     elif thinlto_jobs:
         extra = [f"-Wl,--thinlto-jobs={thinlto_jobs}"]
     return [str(LLVM_BIN / "clang++"), "-fuse-ld=lld", f"--ld-path={config.linker}",
-            "-O2", "-flto=thin", f"-Wl,--lto={config.mode}", *extra,
+            "-O2", "-flto=thin", f"-Wl,--lto={config.mode}", *extra, *options,
             *map(str, inputs.objects), str(inputs.archive),
             "-o", str(Path("bin") / config.output.name)]
 
 
 def link_once(config: DistConfig, tree: Path, inputs: link_bench.Inputs, expected: str,
-              thinlto_jobs: Optional[int], cache: Optional[Path] = None) -> LinkResult:
+              thinlto_jobs: Optional[int], cache: Optional[Path] = None,
+              options: Sequence[str] = ()) -> LinkResult:
     """One timed link in `tree`, its program checked, its distributor's
     summary line read."""
-    argv = link_argv(config, inputs, thinlto_jobs, cache)
+    argv = link_argv(config, inputs, thinlto_jobs, cache, options)
     output = tree / "bin" / config.output.name
     output.unlink(missing_ok=True)
     cpu, wall, stderr = link_bench.timed_run(argv, f"link {config.name}", tree)
@@ -248,6 +252,7 @@ def link_once(config: DistConfig, tree: Path, inputs: link_bench.Inputs, expecte
             raise LinkError(f"link {config.name}: expected one `ulto dist:` summary line "
                             f"on stderr, found {len(found)}:\n  {shlex.join(argv)}\n{stderr}")
         jobs, cached, executed, failed, _, at_once = found[0]
+        result.summary = ULTO_SUMMARY.search(stderr).group(0)
         result.jobs, result.cached, result.executed = int(jobs), int(cached), int(executed)
         result.parallelism = int(at_once)
         if int(failed):
