@@ -9,6 +9,7 @@
 
 #include "ulto/Dist/CacheKey.h"
 #include "ulto/Dist/HermeticJob.h"
+#include "ulto/Dist/ObjectCheck.h"
 #include "ulto/Remote/Capabilities.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -485,6 +486,21 @@ ExecutionResult RemoteExecutor::run(const JobList &List,
     return I->runLocally(List, Job,
                          Module + " failed on the remote (" + Why +
                              ") and ran locally:\n" + Output);
+  }
+  // The farm's object is checked as a local one is; a bad one is not the
+  // end of the job (the local cache never stores it either way).
+  if (Expected<Triple> Target = readModuleTriple(Job.module())) {
+    if (Error E = checkBackendObject(MemoryBufferRef(Out.Object, Job.output()),
+                                     *Target)) {
+      std::string Why = "the remote's object " + toString(std::move(E));
+      if (I->Options.LocalFallback)
+        return I->runLocally(List, Job, Module + " ran locally: " + Why);
+      ++I->Executed;
+      Result.Failure = "exited 0 on the remote but " + Why;
+      return Result;
+    }
+  } else {
+    consumeError(Target.takeError()); // The distributor reports it.
   }
   (Out.CacheHit ? I->CacheHits : I->Executed) += 1;
   if (Error E = writeToOutput(Job.output(), [&](raw_ostream &OS) {
