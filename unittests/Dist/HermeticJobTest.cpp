@@ -12,6 +12,7 @@
 
 #include "ErrorText.h"
 #include "TestJobs.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/IR/ModuleSummaryIndex.h"
 #include "llvm/Support/FileSystem.h"
@@ -81,9 +82,20 @@ TEST(HermeticJobTest, EveryModuleNeedsANewName) {
             "already names");
 }
 
-HermeticJob hermetic(const JobList &List) {
+// Names from BLAKE3 digests.
+Expected<HermeticJob> makeHermeticBLAKE3(const JobList &List) {
   FileDigests Digests;
-  Expected<HermeticJob> Job = makeHermetic(List, List.Jobs[0], Digests);
+  return makeHermetic(List, List.Jobs[0],
+                      [&](StringRef Path) -> Expected<std::string> {
+                        Expected<Digest> D = Digests.get(Path);
+                        if (!D)
+                          return D.takeError();
+                        return toHex(*D, /*LowerCase=*/true);
+                      });
+}
+
+HermeticJob hermetic(const JobList &List) {
+  Expected<HermeticJob> Job = makeHermeticBLAKE3(List);
   EXPECT_EQ(errorText(Job), "");
   return Job ? std::move(*Job) : HermeticJob();
 }
@@ -131,8 +143,7 @@ TEST(HermeticJobTest, ShardNamingAStrangerIsAnError) {
   JobList List = writeLink(Dir.path(), "m.o", "i.o", "import");
   writeFile(List.Jobs[0].indexShard(),
             shard(List.Jobs[0].module(), "elsewhere.o", 100));
-  FileDigests Digests;
-  EXPECT_EQ(errorText(makeHermetic(List, List.Jobs[0], Digests)),
+  EXPECT_EQ(errorText(makeHermeticBLAKE3(List)),
             List.Jobs[0].indexShard().str() +
                 ": names module 'elsewhere.o', which is not among the job's "
                 "inputs");

@@ -18,7 +18,7 @@ using namespace llvm;
 
 namespace ulto {
 
-static Expected<std::unique_ptr<MemoryBuffer>> readFile(StringRef Path) {
+Expected<std::unique_ptr<MemoryBuffer>> readWholeFile(StringRef Path) {
   ErrorOr<std::unique_ptr<MemoryBuffer>> Buffer = MemoryBuffer::getFile(
       Path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
   if (!Buffer)
@@ -27,20 +27,8 @@ static Expected<std::unique_ptr<MemoryBuffer>> readFile(StringRef Path) {
   return std::move(*Buffer);
 }
 
-Expected<Digest> FileDigests::get(StringRef Path) {
-  {
-    std::lock_guard<std::mutex> Lock(Mutex);
-    auto It = Digests.find(Path);
-    if (It != Digests.end())
-      return It->second;
-  }
-  // Hash outside the lock: two threads may hash one file, never wrongly.
-  Expected<std::unique_ptr<MemoryBuffer>> Buffer = readFile(Path);
-  if (!Buffer)
-    return Buffer.takeError();
-  Digest D = BLAKE3::hash<32>(arrayRefFromStringRef((*Buffer)->getBuffer()));
-  std::lock_guard<std::mutex> Lock(Mutex);
-  return Digests.try_emplace(Path, D).first->second;
+Digest blake3Of(StringRef Bytes) {
+  return BLAKE3::hash<32>(arrayRefFromStringRef(Bytes));
 }
 
 std::vector<std::string> replaceJobPaths(
@@ -189,7 +177,7 @@ Expected<std::string> computeCompilerIdentity(StringRef Compiler) {
   if (!Path)
     return createStringError(Path.getError(), "compiler '%s' not found",
                              Compiler.str().c_str());
-  Expected<std::unique_ptr<MemoryBuffer>> Executable = readFile(*Path);
+  Expected<std::unique_ptr<MemoryBuffer>> Executable = readWholeFile(*Path);
   if (!Executable)
     return Executable.takeError();
 
@@ -207,7 +195,7 @@ Expected<std::string> computeCompilerIdentity(StringRef Compiler) {
                           /*SecondsToWait=*/60, 0, &ErrMsg) != 0)
     return createStringError("cannot run '%s --version': %s", Path->c_str(),
                              ErrMsg.empty() ? "it failed" : ErrMsg.c_str());
-  Expected<std::unique_ptr<MemoryBuffer>> Version = readFile(VersionFile);
+  Expected<std::unique_ptr<MemoryBuffer>> Version = readWholeFile(VersionFile);
   if (!Version)
     return Version.takeError();
 
@@ -262,7 +250,8 @@ Expected<std::string> computeBackendKey(const JobList &List,
   for (const std::string &Name : ImportNames)
     addField(Hasher, Name);
 
-  Expected<std::unique_ptr<MemoryBuffer>> Shard = readFile(Job.indexShard());
+  Expected<std::unique_ptr<MemoryBuffer>> Shard =
+      readWholeFile(Job.indexShard());
   if (!Shard)
     return Shard.takeError();
   Expected<std::string> ShardText =

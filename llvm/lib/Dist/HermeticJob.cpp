@@ -63,13 +63,12 @@ renameShardModules(MemoryBufferRef Shard,
 
 // A short name for the file at \p Local, made from its digest and its
 // extension (clang picks the input type by it).
-static Expected<std::string> contentName(StringRef Local, FileDigests &Digests,
-                                         StringRef Prefix) {
-  Expected<Digest> D = Digests.get(Local);
-  if (!D)
-    return D.takeError();
-  std::string Name =
-      Prefix.str() + toHex(ArrayRef(D->data(), 8), /*LowerCase=*/true);
+static Expected<std::string>
+contentName(StringRef Local, ContentHexFunction ContentHex, StringRef Prefix) {
+  Expected<std::string> Hex = ContentHex(Local);
+  if (!Hex)
+    return Hex.takeError();
+  std::string Name = Prefix.str() + Hex->substr(0, 16);
   StringRef Extension = sys::path::extension(Local);
   if (Extension.size() > 1 && all_of(Extension.drop_front(), isAlnum))
     Name += Extension;
@@ -77,7 +76,7 @@ static Expected<std::string> contentName(StringRef Local, FileDigests &Digests,
 }
 
 Expected<HermeticJob> makeHermetic(const JobList &List, const BackendJob &Job,
-                                   FileDigests &Digests) {
+                                   ContentHexFunction ContentHex) {
   HermeticJob Result;
   StringMap<std::string> NewPath;
 
@@ -89,7 +88,7 @@ Expected<HermeticJob> makeHermetic(const JobList &List, const BackendJob &Job,
   for (auto [Rank, Local] : enumerate(Modules)) {
     std::string Rank10 = std::to_string(Rank);
     Expected<std::string> Name = contentName(
-        Local, Digests,
+        Local, ContentHex,
         "m/" + std::string(Width - Rank10.size(), '0') + Rank10 + "-");
     if (!Name)
       return Name.takeError();
@@ -98,7 +97,7 @@ Expected<HermeticJob> makeHermetic(const JobList &List, const BackendJob &Job,
   }
   for (auto [I, Local] : enumerate(List.CommonInputs)) {
     Expected<std::string> Name =
-        contentName(Local, Digests, "c/" + std::to_string(I) + "-");
+        contentName(Local, ContentHex, "c/" + std::to_string(I) + "-");
     if (!Name)
       return Name.takeError();
     NewPath[Local] = *Name;
@@ -109,13 +108,10 @@ Expected<HermeticJob> makeHermetic(const JobList &List, const BackendJob &Job,
   NewPath[Job.indexShard()] = Result.ShardPath;
   NewPath[Job.output()] = Result.OutputPath;
 
-  ErrorOr<std::unique_ptr<MemoryBuffer>> Shard =
-      MemoryBuffer::getFile(Job.indexShard(), /*IsText=*/false,
-                            /*RequiresNullTerminator=*/false);
+  Expected<std::unique_ptr<MemoryBuffer>> Shard =
+      readWholeFile(Job.indexShard());
   if (!Shard)
-    return createStringError(Shard.getError(), "%s: %s",
-                             Job.indexShard().str().c_str(),
-                             Shard.getError().message().c_str());
+    return Shard.takeError();
   Expected<std::string> Renamed = renameShardModules(
       **Shard, [&](StringRef Module) -> Expected<std::string> {
         auto It = NewPath.find(Module);

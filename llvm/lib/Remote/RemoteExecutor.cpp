@@ -88,19 +88,27 @@ std::string formatBytes(uint64_t Bytes) {
 } // namespace
 
 struct RemoteExecutor::Impl {
-  Impl(RemoteExecutorOptions Options, Executor &Local,
+  Impl(RemoteExecutorOptions Options, Executor &Local, Connection Server,
        RemoteCapabilities Capabilities)
       : Options(std::move(Options)), Local(Local),
-        Capabilities(std::move(Capabilities)), Server(this->Options.Server),
-        Store(Server, this->Capabilities.MaxBatchTotalSizeBytes),
-        ActionCache(reapi::ActionCache::NewStub(Server.channel())),
-        Execution(reapi::Execution::NewStub(Server.channel())),
+        Capabilities(std::move(Capabilities)), Server(std::move(Server)),
+        Store(this->Server, this->Capabilities.MaxBatchTotalSizeBytes),
+        ActionCache(reapi::ActionCache::NewStub(this->Server.channel())),
+        Execution(reapi::Execution::NewStub(this->Server.channel())),
         LocalSlots(hardware_concurrency(this->Options.LocalJobs)
-                       .compute_thread_count()) {}
+                       .compute_thread_count()) {
+    // Every action names the same platform, its properties in name order.
+    auto Properties = this->Options.Platform;
+    llvm::sort(Properties);
+    for (const auto &[Name, Value] : Properties) {
+      reapi::Platform::Property *P = Platform.add_properties();
+      P->set_name(Name);
+      P->set_value(Value);
+    }
+  }
 
   Expected<Action> prepare(const JobList &List, const BackendJob &Job);
   Error prepareToolchain(StringRef Compiler);
-  Expected<reapi::Digest> fileDigest(StringRef Path);
   grpc::Status attempt(Action &A, Outcome &Out);
   grpc::Status execute(Action &A, Outcome &Out, bool SkipCache);
   std::string fetchOutput(const reapi::ActionResult &Result, Action &A);
@@ -116,11 +124,10 @@ struct RemoteExecutor::Impl {
   std::unique_ptr<reapi::ActionCache::Stub> ActionCache;
   std::unique_ptr<reapi::Execution::Stub> Execution;
   Slots LocalSlots;
-  FileDigests Names; // BLAKE3, for the hermetic names.
+  reapi::Platform Platform;
+  FileDigestMemo<reapi::Digest> Files{digestOf}; // SHA-256.
 
-  std::mutex Mutex; // Guards the members below.
-  StringMap<reapi::Digest> FileDigestMemo;
-  std::once_flag ToolchainOnce;
+  std::once_flag ToolchainOnce; // Sets the three members below.
   std::string ToolchainError;
   std::optional<ShippedToolchain> Toolchain;
   std::vector<reapi::Digest> ToolchainDigests;
@@ -131,34 +138,24 @@ struct RemoteExecutor::Impl {
   std::atomic<uint64_t> InputBytes{0};
 };
 
-Expected<reapi::Digest> RemoteExecutor::Impl::fileDigest(StringRef Path) {
-  {
-    std::lock_guard<std::mutex> Lock(Mutex);
-    auto It = FileDigestMemo.find(Path);
-    if (It != FileDigestMemo.end())
-      return It->second;
-  }
-  ErrorOr<std::unique_ptr<MemoryBuffer>> Buffer = MemoryBuffer::getFile(
-      Path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
-  if (!Buffer)
-    return createStringError(Buffer.getError(), "%s: %s", Path.str().c_str(),
-                             Buffer.getError().message().c_str());
-  reapi::Digest D = digestOf((*Buffer)->getBuffer());
-  std::lock_guard<std::mutex> Lock(Mutex);
-  return FileDigestMemo.try_emplace(Path, D).first->second;
-}
-
 Expected<Action> RemoteExecutor::Impl::prepare(const JobList &List,
                                                const BackendJob &Job) {
   Action A;
-  Expected<HermeticJob> Hermetic = makeHermetic(List, Job, Names);
+  // The CAS digests name the files in the input root too.
+  Expected<HermeticJob> Hermetic =
+      makeHermetic(List, Job, [&](StringRef Path) -> Expected<std::string> {
+        Expected<reapi::Digest> D = Files.get(Path);
+        if (!D)
+          return D.takeError();
+        return D->hash();
+      });
   if (!Hermetic)
     return Hermetic.takeError();
   A.Job = std::move(*Hermetic);
 
   std::vector<TreeFile> Tree;
   for (const HermeticJob::File &F : A.Job.Files) {
-    Expected<reapi::Digest> D = fileDigest(F.LocalPath);
+    Expected<reapi::Digest> D = Files.get(F.LocalPath);
     if (!D)
       return D.takeError();
     Tree.push_back({F.Path, *D, false});
@@ -206,14 +203,6 @@ Expected<Action> RemoteExecutor::Impl::prepare(const JobList &List,
     Command.add_output_paths(A.Job.OutputPath);
   else
     Command.add_output_files(A.Job.OutputPath);
-  reapi::Platform Platform;
-  auto Properties = Options.Platform;
-  llvm::sort(Properties);
-  for (const auto &[Name, Value] : Properties) {
-    reapi::Platform::Property *P = Platform.add_properties();
-    P->set_name(Name);
-    P->set_value(Value);
-  }
   *Command.mutable_platform() = Platform;
   Blob CommandBlob;
   CommandBlob.Bytes = Command.SerializeAsString();
@@ -239,7 +228,7 @@ Error RemoteExecutor::Impl::prepareToolchain(StringRef Compiler) {
   if (!Found)
     return Found.takeError();
   for (const ShippedFile &File : Found->Files) {
-    Expected<reapi::Digest> D = fileDigest(File.LocalPath);
+    Expected<reapi::Digest> D = Files.get(File.LocalPath);
     if (!D)
       return D.takeError();
     ToolchainDigests.push_back(*D);
@@ -390,9 +379,9 @@ RemoteExecutor::~RemoteExecutor() = default;
 
 Expected<std::unique_ptr<RemoteExecutor>>
 RemoteExecutor::connect(RemoteExecutorOptions Options, Executor &Local) {
-  Connection Probe(Options.Server);
+  Connection Server(Options.Server);
   Expected<RemoteCapabilities> Capabilities =
-      fetchCapabilities(Probe, std::chrono::seconds(10));
+      fetchCapabilities(Server, std::chrono::seconds(10));
   if (!Capabilities)
     return Capabilities.takeError();
   std::string URL = Options.Server.URL;
@@ -403,9 +392,9 @@ RemoteExecutor::connect(RemoteExecutorOptions Options, Executor &Local) {
   if (!Capabilities->ExecutionEnabled)
     return createStringError("remote %s: it does not execute actions",
                              URL.c_str());
-  return std::unique_ptr<RemoteExecutor>(
-      new RemoteExecutor(std::make_unique<Impl>(std::move(Options), Local,
-                                                std::move(*Capabilities))));
+  return std::unique_ptr<RemoteExecutor>(new RemoteExecutor(
+      std::make_unique<Impl>(std::move(Options), Local, std::move(Server),
+                             std::move(*Capabilities))));
 }
 
 std::string RemoteExecutor::name() const {

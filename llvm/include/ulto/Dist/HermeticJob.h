@@ -42,9 +42,14 @@ struct HermeticJob {
   std::vector<std::string> Args;
 };
 
-/// Rewrites \p Job of \p List; its files are read through \p Digests.
-llvm::Expected<HermeticJob>
-makeHermetic(const JobList &List, const BackendJob &Job, FileDigests &Digests);
+/// A file's content digest in lowercase hex (at least 16 digits).
+using ContentHexFunction =
+    llvm::function_ref<llvm::Expected<std::string>(llvm::StringRef Path)>;
+
+/// Rewrites \p Job of \p List, naming its files by \p ContentHex.
+llvm::Expected<HermeticJob> makeHermetic(const JobList &List,
+                                         const BackendJob &Job,
+                                         ContentHexFunction ContentHex);
 
 /// The index shard with each module path P renamed to \p NewPath(P), which
 /// must give a name for every module the shard lists.
