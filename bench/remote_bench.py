@@ -16,7 +16,7 @@ links the same inputs, through clang-22's driver, as
                     should be a remote cache hit and send nothing
 
 The server is Bazel's RemoteWorker (REAPI v2) on this machine, run by
-test/remote/Inputs/with-remote-worker.sh in a loopback-only network
+test/tools/ulto-dist/Inputs/with-remote-worker.sh in a loopback-only network
 namespace; the remote links must run inside that namespace, so for them this
 script runs itself again (--phase=remote) under with-remote-worker.sh, and
 reads what that phase measured from a JSON file. Every link's output is run

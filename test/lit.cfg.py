@@ -41,7 +41,7 @@ if (shutil.which("javac") and shutil.which("unshare") and shutil.which("ip")
 config.environment["ULTO_REMOTE_WORKER_CLASSES"] = os.path.join(
     config.test_exec_root, "remote-worker-classes")
 config.substitutions.append(("%with-remote-worker", os.path.join(
-    config.test_source_root, "remote", "Inputs", "with-remote-worker.sh")))
+    config.test_source_root, "tools", "ulto-dist", "Inputs", "with-remote-worker.sh")))
 # Tests that count the processes a command starts trace it with strace.
 if shutil.which("strace") and subprocess.call(
         ["strace", "-f", "-qq", "-o", os.devnull, "true"],

@@ -7,7 +7,7 @@
 
 #include "Commands.h"
 
-#include "ulto/Dist/BackendCache.h"
+#include "ulto/Distributor/BackendCache.h"
 
 #include "llvm/Option/ArgList.h"
 #include "llvm/Option/OptTable.h"

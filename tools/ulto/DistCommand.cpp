@@ -13,12 +13,12 @@
 
 #include "Commands.h"
 
-#include "ulto/Dist/BackendCache.h"
-#include "ulto/Dist/Distributor.h"
-#include "ulto/Dist/Executor.h"
-#include "ulto/Dist/ForkServer.h"
-#include "ulto/Dist/JobList.h"
-#include "ulto/Dist/NinjaFile.h"
+#include "ulto/Distributor/BackendCache.h"
+#include "ulto/Distributor/Distributor.h"
+#include "ulto/Distributor/Executor.h"
+#include "ulto/Distributor/ForkServer.h"
+#include "ulto/Distributor/JobList.h"
+#include "ulto/Distributor/NinjaFile.h"
 #include "ulto/Frontend/ClangDriver.h"
 #include "ulto/Remote/Capabilities.h"
 #include "ulto/Remote/RemoteConfig.h"

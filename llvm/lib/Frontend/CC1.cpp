@@ -78,9 +78,10 @@ int printSupportedCPUs(const std::string &TripleStr) {
 
 // Takes ulto's own options out of the cc1 arguments; clang's parser would
 // reject them.
-bool takeUltoOptions(ArrayRef<const char *> Argv,
-                     SmallVectorImpl<const char *> &ClangArgs,
-                     UnifiedPreLinkOptions &Options, DiagnosticsEngine &Diags) {
+bool takeUltoCC1Options(ArrayRef<const char *> Argv,
+                        SmallVectorImpl<const char *> &ClangArgs,
+                        UnifiedPreLinkOptions &Options,
+                        DiagnosticsEngine &Diags) {
   for (const char *Arg : Argv) {
     StringRef A(Arg);
     if (A.consume_front(IdentityOutputOption)) {
@@ -128,7 +129,7 @@ int runCC1(ArrayRef<const char *> Argv, const char *Argv0, void *MainAddr) {
 
   UnifiedPreLinkOptions UnifiedOptions;
   SmallVector<const char *, 256> ClangArgs;
-  bool Success = takeUltoOptions(Argv, ClangArgs, UnifiedOptions, Diags);
+  bool Success = takeUltoCC1Options(Argv, ClangArgs, UnifiedOptions, Diags);
 
   auto Invocation = std::make_shared<CompilerInvocation>();
   Success &=

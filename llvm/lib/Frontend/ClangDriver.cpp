@@ -110,7 +110,8 @@ struct UltoDriverOptions {
 // Takes ulto's driver options off the command line, where clang would reject
 // them. -flto=distributed compiles as -flto=thin -funified-lto: distribution
 // is a link-time choice, and ld.ulto --lto=distributed links unified bitcode.
-static UltoDriverOptions takeUltoOptions(SmallVectorImpl<const char *> &Args) {
+static UltoDriverOptions
+takeUltoDriverOptions(SmallVectorImpl<const char *> &Args) {
   UltoDriverOptions Opts;
   llvm::erase_if(Args, [&](const char *Arg) {
     if (!Arg || !StringRef(Arg).starts_with(ulto::UnifiedPipelineOption))
@@ -239,7 +240,7 @@ int ulto::runClangDriver(ArrayRef<const char *> Argv,
     return runIntegratedTool(Args);
 
   // ulto's options leave the command line before clang parses it.
-  UltoDriverOptions UltoOptions = takeUltoOptions(Args);
+  UltoDriverOptions UltoOptions = takeUltoDriverOptions(Args);
 
   // Diagnostics and the Driver, set up as clang-22's driver sets them up.
   bool CanonicalPrefixes = true;

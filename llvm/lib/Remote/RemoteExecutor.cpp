@@ -7,9 +7,9 @@
 #include "InputTree.h"
 #include "ShippedToolchain.h"
 
-#include "ulto/Dist/CacheKey.h"
-#include "ulto/Dist/HermeticJob.h"
-#include "ulto/Dist/ObjectCheck.h"
+#include "HermeticJob.h"
+#include "ulto/Distributor/CacheKey.h"
+#include "ulto/Distributor/ObjectCheck.h"
 #include "ulto/Remote/Capabilities.h"
 
 #include "llvm/ADT/STLExtras.h"

@@ -1,5 +1,4 @@
-//===- LTOPlan.h - What LTO will do with a link's bitcode --------*- C++
-//-*-===//
+//===- LTOPlan.h - What LTO will do with a link's bitcode -------*- C++ -*-===//
 //
 // Before lld runs, ld.ulto reads the bitcode a link loads (cheaply: summary
 // flags, and the module ID of split files) to refuse what unified LTO cannot

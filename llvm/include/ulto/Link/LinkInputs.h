@@ -1,5 +1,4 @@
-//===- LinkInputs.h - Which files an ELF link loads --------------*- C++
-//-*-===//
+//===- LinkInputs.h - Which files an ELF link loads -------------*- C++ -*-===//
 //
 // ld.ulto checks the bitcode LTO will see before lld runs: it must know which
 // files the link loads, including which archive members are extracted. This

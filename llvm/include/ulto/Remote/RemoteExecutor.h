@@ -13,7 +13,7 @@
 #ifndef ULTO_REMOTE_REMOTEEXECUTOR_H
 #define ULTO_REMOTE_REMOTEEXECUTOR_H
 
-#include "ulto/Dist/Executor.h"
+#include "ulto/Distributor/Executor.h"
 #include "ulto/Remote/RemoteConfig.h"
 
 #include "llvm/Support/Error.h"

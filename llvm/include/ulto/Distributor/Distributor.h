@@ -1,0 +1,66 @@
+//===- Distributor.h - Runs a distributed link's backends -------*- C++ -*-===//
+//
+// For each job of a DTLTO job list: its object comes from the cache when the
+// cache holds it, else from the executor; either way it is checked
+// (ObjectCheck.h) before it is written where the linker expects it, and a
+// fresh object is stored in the cache. Jobs start largest first, at most N
+// at once (Scheduler.h).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ULTO_DISTRIBUTOR_DISTRIBUTOR_H
+#define ULTO_DISTRIBUTOR_DISTRIBUTOR_H
+
+#include "ulto/Distributor/BackendCache.h"
+#include "ulto/Distributor/Executor.h"
+#include "ulto/Distributor/JobList.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <string>
+
+namespace ulto {
+
+struct DistOptions {
+  /// Jobs at once; 0: one per hardware thread (or per jobserver slot).
+  unsigned Parallelism = 0;
+  /// Whether each running job holds a make jobserver slot; not for jobs
+  /// that run elsewhere.
+  bool Jobserver = true;
+  /// The cache, or null to run every job.
+  BackendCache *Cache = nullptr;
+  /// Show the live progress line on the error stream.
+  bool Progress = false;
+  /// Record each job in LLVM's time-trace profiler, which the caller has
+  /// initialised on its own thread and writes out afterwards.
+  bool TimeTrace = false;
+};
+
+struct DistSummary {
+  unsigned Jobs = 0;
+  unsigned CacheHits = 0;
+  unsigned Executed = 0;
+  unsigned Failed = 0;
+  /// Damaged cache entries found, dropped and rebuilt.
+  unsigned DamagedEntries = 0;
+  /// Jobs that could run at once.
+  unsigned Parallelism = 0;
+  double WallSeconds = 0;
+  std::string SlowestJob;
+  double SlowestSeconds = 0;
+
+  /// One line: "ulto dist: 3 jobs: 1 cached, 2 executed, 0 failed (local,
+  /// 2 at once[; <ExecutorReport>]); ...".
+  std::string format(llvm::StringRef ExecutorName,
+                     llvm::StringRef ExecutorReport = "") const;
+};
+
+/// Runs every job of \p List; errors (one per failed job, naming the module,
+/// the command and its output) and warnings go to \p ErrS as they happen.
+/// The link may use the outputs only if the summary counts no failure.
+DistSummary runBackends(const JobList &List, Executor &Exec,
+                        const DistOptions &Opts, llvm::raw_ostream &ErrS);
+
+} // namespace ulto
+
+#endif // ULTO_DISTRIBUTOR_DISTRIBUTOR_H

@@ -1,0 +1,74 @@
+//===- ForkServer.h - Compiler jobs without exec ----------------*- C++ -*-===//
+//
+// Starting clang-22 costs about 35 ms of CPU before it compiles anything:
+// loading and relocating libLLVM and libclang-cpp. A ThinLTO link has one
+// backend job per module, so that start-up is a large share of a distributed
+// link's CPU time. The fork server pays it once: a single-threaded process,
+// forked from the distributor before any thread starts, in which those
+// libraries are loaded and initialised, forks one child per job, and the
+// child runs the compiler's main function on the job's command line.
+//
+// The children are processes, as with exec: a crash takes down only its job,
+// its stdout and stderr go to the job's file, and global state (LLVM's
+// options, signal handlers) is each child's own.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ULTO_DISTRIBUTOR_FORKSERVER_H
+#define ULTO_DISTRIBUTOR_FORKSERVER_H
+
+#include "ulto/Distributor/Executor.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/Support/Error.h"
+
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <sys/types.h>
+
+namespace ulto {
+
+class ForkServer {
+public:
+  /// What each child runs: a compiler's main function over its command line.
+  using MainFn = int (*)(llvm::ArrayRef<const char *> Argv);
+
+  /// Starts the server. Must be called while the process has one thread.
+  static llvm::Expected<std::unique_ptr<ForkServer>> start(MainFn Main);
+
+  /// Stops the server once its running jobs have finished.
+  ~ForkServer();
+
+  /// Runs \p Argv in a child of the server, stdout and stderr to
+  /// \p OutputFile, and waits for it; says how it ended (the caller reads
+  /// the output). Thread-safe.
+  ExecutionResult run(llvm::ArrayRef<std::string> Argv,
+                      llvm::StringRef OutputFile);
+
+private:
+  struct Status {
+    int Kind; // 0: exited with Code; 1: killed by signal Code; 2: no fork.
+    int Code;
+  };
+
+  ForkServer(int Socket, pid_t Server) : Socket(Socket), Server(Server) {}
+
+  int Socket;
+  pid_t Server;
+  std::mutex SendMutex;
+
+  // Replies come in any order: one waiting thread at a time reads them and
+  // hands each to the thread that asked.
+  std::mutex Mutex;
+  std::condition_variable Arrived;
+  bool Reading = false;
+  uint64_t NextID = 0;
+  llvm::DenseMap<uint64_t, Status> Replies;
+};
+
+} // namespace ulto
+
+#endif // ULTO_DISTRIBUTOR_FORKSERVER_H

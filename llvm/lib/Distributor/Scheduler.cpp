@@ -1,0 +1,41 @@
+//===- Scheduler.cpp - In what order, and how many at once ----------------===//
+
+#include "ulto/Distributor/Scheduler.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/ThreadPool.h"
+#include "llvm/Support/Threading.h"
+
+#include <numeric>
+
+using namespace llvm;
+
+namespace ulto {
+
+std::vector<size_t> scheduleLargestFirst(ArrayRef<BackendJob> Jobs) {
+  std::vector<size_t> Order(Jobs.size());
+  std::iota(Order.begin(), Order.end(), 0);
+  llvm::stable_sort(Order, [&](size_t A, size_t B) {
+    return Jobs[A].InputBytes > Jobs[B].InputBytes;
+  });
+  return Order;
+}
+
+void runInParallel(ArrayRef<size_t> Order, unsigned Parallelism,
+                   function_ref<void(size_t)> Task, bool Jobserver) {
+  ThreadPoolStrategy Strategy = hardware_concurrency(Parallelism);
+  // LLVM's pool warns when asked for a jobserver that make did not pass.
+  std::optional<std::string> MakeFlags = sys::Process::GetEnv("MAKEFLAGS");
+  Strategy.UseJobserver =
+      Jobserver && MakeFlags &&
+      (StringRef(*MakeFlags).contains("--jobserver-auth=") ||
+       StringRef(*MakeFlags).contains("--jobserver-fds="));
+  // The pool's queue is first in, first out: tasks start in Order.
+  DefaultThreadPool Pool(Strategy);
+  for (size_t I : Order)
+    Pool.async([&Task, I] { Task(I); });
+  Pool.wait();
+}
+
+} // namespace ulto

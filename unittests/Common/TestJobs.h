@@ -1,0 +1,91 @@
+//===- TestJobs.h - Hand-made backend jobs and their files ------*- C++ -*-===//
+//
+// One-job DTLTO job lists as lld writes them, index shards written by LLVM's
+// own bitcode writer, and the files of a whole link on disk.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ULTO_UNITTESTS_COMMON_TESTJOBS_H
+#define ULTO_UNITTESTS_COMMON_TESTJOBS_H
+
+#include "ulto/Distributor/JobList.h"
+
+#include "llvm/Bitcode/BitcodeWriter.h"
+#include "llvm/IR/ModuleSummaryIndex.h"
+#include "llvm/Support/raw_ostream.h"
+#include "gtest/gtest.h"
+
+#include <string>
+
+namespace ulto::test {
+
+/// A job for \p Module importing from \p Import, all under \p Dir, with a
+/// shared input (a sample profile).
+inline JobList jobList(llvm::StringRef Dir, llvm::StringRef Module,
+                       llvm::StringRef Import) {
+  auto In = [&](llvm::StringRef Name) { return (Dir + "/" + Name).str(); };
+  JobList List;
+  List.LinkerOutput = In("app");
+  List.CommonArgs = {"clang", "-c", "-O2",
+                     "-fprofile-sample-use=" + In("prof.txt")};
+  List.CommonInputs = {In("prof.txt")};
+  BackendJob Job;
+  Job.Inputs = {In(Module), In(Module) + ".1.thinlto.bc", In(Import)};
+  Job.Outputs = {In(Module) + ".1.native.o"};
+  Job.Args = {Job.Inputs[0], "-fthinlto-index=" + Job.Inputs[1], "-o",
+              Job.Outputs[0]};
+  List.Jobs = {Job};
+  return List;
+}
+
+/// A shard naming \p ModulePath (which defines \p GUID) and \p ImportPath
+/// (which defines GUID + 1, imported as a declaration if \p Declaration).
+inline std::string shard(llvm::StringRef ModulePath, llvm::StringRef ImportPath,
+                         llvm::GlobalValue::GUID GUID, uint32_t ImportHash = 2,
+                         bool Declaration = false) {
+  using namespace llvm;
+  ModuleSummaryIndex Index(/*HaveGVs=*/false);
+  Index.addModule(ModulePath, ModuleHash{{1, 1, 1, 1, 1}});
+  Index.addModule(ImportPath, ModuleHash{{ImportHash, 2, 2, 2, 2}});
+  GVSummaryPtrSet Declarations;
+  for (auto [Path, G] :
+       {std::pair(ModulePath, GUID), std::pair(ImportPath, GUID + 1)}) {
+    SmallVector<FunctionSummary::EdgeTy, 0> NoCalls;
+    auto Summary = std::make_unique<FunctionSummary>(
+        FunctionSummary::makeDummyFunctionSummary(std::move(NoCalls)));
+    Summary->setModulePath(Index.getModule(Path)->first());
+    if (Declaration && Path == ImportPath)
+      Declarations.insert(Summary.get());
+    Index.addGlobalValueSummary(Index.getOrInsertValueInfo(G),
+                                std::move(Summary));
+  }
+  std::string Bytes;
+  raw_string_ostream OS(Bytes);
+  writeIndexToFile(Index, OS, /*ModuleToSummariesForIndex=*/nullptr,
+                   &Declarations);
+  return Bytes;
+}
+
+/// Writes \p Bytes to \p Path.
+inline void writeFile(llvm::StringRef Path, llvm::StringRef Bytes) {
+  std::error_code EC;
+  llvm::raw_fd_ostream OS(Path, EC);
+  ASSERT_FALSE(EC) << Path.str();
+  OS << Bytes;
+}
+
+/// One link's files under \p Dir, with the given names and contents.
+inline JobList writeLink(llvm::StringRef Dir, llvm::StringRef Module,
+                         llvm::StringRef Import, llvm::StringRef ImportBytes) {
+  JobList List = jobList(Dir, Module, Import);
+  const BackendJob &Job = List.Jobs[0];
+  writeFile(Job.module(), "module bytes");
+  writeFile(Job.imports()[0], ImportBytes);
+  writeFile(List.CommonInputs[0], "profile");
+  writeFile(Job.indexShard(), shard(Job.module(), Job.imports()[0], 100));
+  return List;
+}
+
+} // namespace ulto::test
+
+#endif // ULTO_UNITTESTS_COMMON_TESTJOBS_H

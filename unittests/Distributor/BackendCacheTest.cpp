@@ -1,0 +1,99 @@
+//===- BackendCacheTest.cpp - Entries round-trip; damage is a miss --------===//
+
+#include "ulto/Distributor/BackendCache.h"
+
+#include "Common/ErrorText.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Testing/Support/SupportHelpers.h"
+#include "gtest/gtest.h"
+
+using namespace llvm;
+using namespace ulto;
+using namespace ulto::test;
+
+namespace {
+
+constexpr StringLiteral Key =
+    "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+
+TEST(BackendCacheTest, StoresAndFinds) {
+  unittest::TempDir Dir("cache", /*Unique=*/true);
+  Expected<std::unique_ptr<BackendCache>> Cache =
+      BackendCache::open(Dir.path("sub"));
+  ASSERT_EQ(errorText(Cache), "");
+  bool Damaged = true;
+  EXPECT_EQ((*Cache)->lookup(Key, Damaged), nullptr);
+  EXPECT_FALSE(Damaged);
+
+  ASSERT_EQ(errorText((*Cache)->store(Key, "object bytes")), "");
+  std::unique_ptr<MemoryBuffer> Hit = (*Cache)->lookup(Key, Damaged);
+  ASSERT_NE(Hit, nullptr);
+  EXPECT_EQ(Hit->getBuffer(), "object bytes");
+  EXPECT_FALSE(Damaged);
+
+  Expected<CacheStats> Stats = readCacheStats(Dir.path("sub"));
+  ASSERT_EQ(errorText(Stats), "");
+  EXPECT_EQ(Stats->Entries, 1u);
+  EXPECT_GT(Stats->Bytes, StringRef("object bytes").size());
+}
+
+TEST(BackendCacheTest, DamagedEntriesAreDroppedMisses) {
+  unittest::TempDir Dir("cache", /*Unique=*/true);
+  Expected<std::unique_ptr<BackendCache>> Cache =
+      BackendCache::open(Dir.path());
+  ASSERT_EQ(errorText(Cache), "");
+  ASSERT_EQ(errorText((*Cache)->store(Key, "object bytes")), "");
+  std::string Entry(Dir.path(("llvmcache-" + Key).str()));
+
+  // Flip one byte of the object, then truncate: both are caught.
+  for (bool Truncate : {false, true}) {
+    ASSERT_EQ(errorText((*Cache)->store(Key, "object bytes")), "");
+    {
+      std::error_code EC;
+      raw_fd_ostream OS(Entry, EC, sys::fs::OF_None);
+      ASSERT_FALSE(EC);
+      OS << (Truncate ? "obj" : "Object bytes");
+    }
+    bool Damaged = false;
+    EXPECT_EQ((*Cache)->lookup(Key, Damaged), nullptr);
+    EXPECT_TRUE(Damaged);
+    EXPECT_FALSE(sys::fs::exists(Entry));
+  }
+}
+
+TEST(BackendCacheTest, StatsOfAbsentDirectoryAreZero) {
+  unittest::TempDir Dir("cache", /*Unique=*/true);
+  Expected<CacheStats> Stats = readCacheStats(Dir.path("absent"));
+  ASSERT_EQ(errorText(Stats), "");
+  EXPECT_EQ(Stats->Entries, 0u);
+}
+
+TEST(BackendCacheTest, PrunesByPolicy) {
+  unittest::TempDir Dir("cache", /*Unique=*/true);
+  Expected<std::unique_ptr<BackendCache>> Cache =
+      BackendCache::open(Dir.path());
+  ASSERT_EQ(errorText(Cache), "");
+  std::string Other(Key);
+  Other[0] = 'f';
+  ASSERT_EQ(errorText((*Cache)->store(Key, "one")), "");
+  ASSERT_EQ(errorText((*Cache)->store(Other, "two")), "");
+  ASSERT_EQ(errorText(pruneBackendCache(Dir.path(), "cache_size_files=1")), "");
+  EXPECT_EQ(readCacheStats(Dir.path())->Entries, 1u);
+  EXPECT_NE(errorText(pruneBackendCache(Dir.path(), "bogus=1")), "");
+}
+
+TEST(BackendCacheTest, DefaultDirectoryFollowsEnvironment) {
+  std::optional<std::string> Saved;
+  if (const char *V = getenv("ULTO_CACHE_DIR"))
+    Saved = V;
+  setenv("ULTO_CACHE_DIR", "/some/where", 1);
+  EXPECT_EQ(defaultCacheDirectory(), "/some/where");
+  unsetenv("ULTO_CACHE_DIR");
+  EXPECT_TRUE(StringRef(defaultCacheDirectory()).ends_with("/ulto"));
+  if (Saved)
+    setenv("ULTO_CACHE_DIR", Saved->c_str(), 1);
+}
+
+} // namespace

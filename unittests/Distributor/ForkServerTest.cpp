@@ -1,0 +1,82 @@
+//===- ForkServerTest.cpp - Jobs as forks of a server ---------------------===//
+
+#include "ulto/Distributor/ForkServer.h"
+
+#include "Common/ErrorText.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FileUtilities.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
+#include "gtest/gtest.h"
+
+#include <csignal>
+#include <thread>
+
+using namespace llvm;
+using namespace ulto;
+using namespace ulto::test;
+
+namespace {
+
+// A stand-in compiler: prints its arguments; "fail N" exits N, "crash"
+// aborts.
+int fakeMain(ArrayRef<const char *> Argv) {
+  for (const char *Arg : Argv.drop_front())
+    outs() << Arg << "\n";
+  outs().flush();
+  errs() << "on stderr\n";
+  if (Argv.size() == 3 && StringRef(Argv[1]) == "fail")
+    return std::atoi(Argv[2]);
+  if (Argv.size() == 2 && StringRef(Argv[1]) == "crash")
+    std::abort();
+  return 0;
+}
+
+ExecutionResult run(ForkServer &Server, std::vector<std::string> Argv) {
+  SmallString<128> OutputFile;
+  EXPECT_FALSE(sys::fs::createTemporaryFile("forkserver", "txt", OutputFile));
+  FileRemover Remover(OutputFile);
+  ExecutionResult Result = Server.run(Argv, OutputFile);
+  if (ErrorOr<std::unique_ptr<MemoryBuffer>> Output =
+          MemoryBuffer::getFile(OutputFile, /*IsText=*/true))
+    Result.Output = (*Output)->getBuffer().str();
+  return Result;
+}
+
+TEST(ForkServerTest, RunsJobsAndReportsHowTheyEnded) {
+  Expected<std::unique_ptr<ForkServer>> Server = ForkServer::start(fakeMain);
+  ASSERT_EQ(errorText(Server), "");
+
+  ExecutionResult Ok = run(**Server, {"cc", "a b", "c"});
+  EXPECT_EQ(Ok.Failure, "");
+  EXPECT_EQ(Ok.Output, "a b\nc\non stderr\n");
+
+  ExecutionResult Failed = run(**Server, {"cc", "fail", "3"});
+  EXPECT_EQ(Failed.Failure, "exited with status 3");
+  EXPECT_EQ(Failed.Output, "fail\n3\non stderr\n");
+
+  ExecutionResult Crashed = run(**Server, {"cc", "crash"});
+  EXPECT_EQ(Crashed.Failure, "crashed: Aborted");
+}
+
+TEST(ForkServerTest, ManyJobsAtOnce) {
+  Expected<std::unique_ptr<ForkServer>> Server = ForkServer::start(fakeMain);
+  ASSERT_EQ(errorText(Server), "");
+  std::vector<ExecutionResult> Results(16);
+  std::vector<std::thread> Threads;
+  for (size_t I = 0; I != Results.size(); ++I)
+    Threads.emplace_back([&, I] {
+      Results[I] = run(**Server, {"cc", "fail", std::to_string(I)});
+    });
+  for (std::thread &T : Threads)
+    T.join();
+  for (size_t I = 0; I != Results.size(); ++I) {
+    EXPECT_EQ(Results[I].Output,
+              "fail\n" + std::to_string(I) + "\non stderr\n");
+    EXPECT_EQ(Results[I].Failure,
+              I ? "exited with status " + std::to_string(I) : "");
+  }
+}
+
+} // namespace

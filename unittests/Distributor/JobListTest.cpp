@@ -1,0 +1,75 @@
+//===- JobListTest.cpp - Reading DTLTO job lists --------------------------===//
+
+#include "ulto/Distributor/JobList.h"
+
+#include "Common/ErrorText.h"
+#include "gtest/gtest.h"
+
+using namespace llvm;
+using namespace ulto;
+using namespace ulto::test;
+
+namespace {
+
+constexpr StringLiteral Valid = R"({
+  "common": {"linker_output": "app", "args": ["clang", "-c", "-O2"],
+             "inputs": ["prof.txt"]},
+  "jobs": [{"args": ["a.o", "-fthinlto-index=a.1.thinlto.bc", "-o", "a.1.o"],
+            "inputs": ["a.o", "a.1.thinlto.bc", "b.o"],
+            "outputs": ["a.1.o"]}]
+})";
+
+TEST(JobListTest, ReadsTheProtocol) {
+  Expected<JobList> List = parseJobList(Valid, "jobs.json");
+  ASSERT_EQ(errorText(List), "");
+  EXPECT_EQ(List->LinkerOutput, "app");
+  EXPECT_EQ(List->compiler(), "clang");
+  EXPECT_EQ(List->CommonInputs, std::vector<std::string>{"prof.txt"});
+  ASSERT_EQ(List->Jobs.size(), 1u);
+  const BackendJob &Job = List->Jobs[0];
+  EXPECT_EQ(Job.module(), "a.o");
+  EXPECT_EQ(Job.indexShard(), "a.1.thinlto.bc");
+  EXPECT_EQ(Job.imports().vec(), std::vector<std::string>{"b.o"});
+  EXPECT_EQ(Job.output(), "a.1.o");
+  EXPECT_EQ(List->command(Job),
+            (std::vector<std::string>{"clang", "-c", "-O2", "a.o",
+                                      "-fthinlto-index=a.1.thinlto.bc", "-o",
+                                      "a.1.o"}));
+}
+
+TEST(JobListTest, CommonInputsAreOptional) {
+  Expected<JobList> List = parseJobList(
+      R"({"common": {"linker_output": "x", "args": ["clang"]}, "jobs": []})",
+      "j");
+  ASSERT_EQ(errorText(List), "");
+  EXPECT_TRUE(List->CommonInputs.empty());
+}
+
+void expectError(StringRef JSON, StringRef Message) {
+  EXPECT_EQ(errorText(parseJobList(JSON, "jobs.json")), Message.str())
+      << JSON.str();
+}
+
+TEST(JobListTest, NamesWhatIsWrong) {
+  expectError("{", "jobs.json: not a DTLTO job list: [1:1, byte=1]: "
+                   "Expected object key");
+  expectError(R"({"jobs": []})",
+              "jobs.json: not a DTLTO job list: missing value at "
+              "(root).common");
+  expectError(R"({"common": {"linker_output": "x", "args": []}, "jobs": []})",
+              "jobs.json: not a DTLTO job list: common.args names no compiler");
+  expectError(R"({"common": {"linker_output": "x", "args": ["c"]},
+                  "jobs": [{"args": [], "inputs": ["a.o"], "outputs": ["o"]}]})",
+              "jobs.json: not a DTLTO job list: expected the module and its "
+              "index shard at (root).jobs[0].inputs");
+  expectError(R"({"common": {"linker_output": "x", "args": ["c"]},
+                  "jobs": [{"args": [], "inputs": ["a", "s"], "outputs": []}]})",
+              "jobs.json: not a DTLTO job list: expected exactly one output "
+              "at (root).jobs[0].outputs");
+  expectError(R"({"common": {"linker_output": "x", "args": ["c"]},
+                  "jobs": [{"args": [1], "inputs": ["a", "s"], "outputs": ["o"]}]})",
+              "jobs.json: not a DTLTO job list: expected string at "
+              "(root).jobs[0].args[0]");
+}
+
+} // namespace
