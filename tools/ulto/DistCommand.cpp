@@ -301,7 +301,6 @@ int ulto::distMain(ArrayRef<const char *> Args) {
   }
   if (BadArgs)
     return 1;
-  Opts.Progress = *ShowProgress;
 
   Expected<JobList> List = readJobList(Inputs[0]);
   if (!List) {
@@ -391,7 +390,8 @@ int ulto::distMain(ArrayRef<const char *> Args) {
   DistSummary Summary;
   {
     TimeTraceScope Scope("ulto dist", List->LinkerOutput);
-    Summary = runBackends(*List, *Exec, Opts, errs());
+    TerminalStatus Status(errs(), ToolName, *ShowProgress, List->Jobs.size());
+    Summary = runBackends(*List, *Exec, Opts, Status);
   }
 
   bool Ok = Summary.Failed == 0;
@@ -405,6 +405,7 @@ int ulto::distMain(ArrayRef<const char *> Args) {
     timeTraceProfilerCleanup();
   }
   if (!ArgList.hasArg(OPT_quiet))
-    errs() << Summary.format(Exec->name(), Exec->report()) << "\n";
+    errs() << ToolName << ": " << Summary.format(Exec->name(), Exec->report())
+           << "\n";
   return Ok ? 0 : 1;
 }

@@ -33,11 +33,16 @@ int fakeMain(ArrayRef<const char *> Argv) {
   return 0;
 }
 
-ExecutionResult run(ForkServer &Server, std::vector<std::string> Argv) {
+struct Ended {
+  ForkServer::Status Status;
+  std::string Output;
+};
+
+Ended run(ForkServer &Server, std::vector<std::string> Argv) {
   SmallString<128> OutputFile;
   EXPECT_FALSE(sys::fs::createTemporaryFile("forkserver", "txt", OutputFile));
   FileRemover Remover(OutputFile);
-  ExecutionResult Result = Server.run(Argv, OutputFile);
+  Ended Result = {Server.run(Argv, OutputFile), ""};
   if (ErrorOr<std::unique_ptr<MemoryBuffer>> Output =
           MemoryBuffer::getFile(OutputFile, /*IsText=*/true))
     Result.Output = (*Output)->getBuffer().str();
@@ -48,22 +53,25 @@ TEST(ForkServerTest, RunsJobsAndReportsHowTheyEnded) {
   Expected<std::unique_ptr<ForkServer>> Server = ForkServer::start(fakeMain);
   ASSERT_EQ(errorText(Server), "");
 
-  ExecutionResult Ok = run(**Server, {"cc", "a b", "c"});
-  EXPECT_EQ(Ok.Failure, "");
+  Ended Ok = run(**Server, {"cc", "a b", "c"});
+  EXPECT_EQ(Ok.Status.Kind, ForkServer::Status::Exited);
+  EXPECT_EQ(Ok.Status.Code, 0);
   EXPECT_EQ(Ok.Output, "a b\nc\non stderr\n");
 
-  ExecutionResult Failed = run(**Server, {"cc", "fail", "3"});
-  EXPECT_EQ(Failed.Failure, "exited with status 3");
+  Ended Failed = run(**Server, {"cc", "fail", "3"});
+  EXPECT_EQ(Failed.Status.Kind, ForkServer::Status::Exited);
+  EXPECT_EQ(Failed.Status.Code, 3);
   EXPECT_EQ(Failed.Output, "fail\n3\non stderr\n");
 
-  ExecutionResult Crashed = run(**Server, {"cc", "crash"});
-  EXPECT_EQ(Crashed.Failure, "crashed: Aborted");
+  Ended Crashed = run(**Server, {"cc", "crash"});
+  EXPECT_EQ(Crashed.Status.Kind, ForkServer::Status::Signalled);
+  EXPECT_EQ(Crashed.Status.Code, SIGABRT);
 }
 
 TEST(ForkServerTest, ManyJobsAtOnce) {
   Expected<std::unique_ptr<ForkServer>> Server = ForkServer::start(fakeMain);
   ASSERT_EQ(errorText(Server), "");
-  std::vector<ExecutionResult> Results(16);
+  std::vector<Ended> Results(16);
   std::vector<std::thread> Threads;
   for (size_t I = 0; I != Results.size(); ++I)
     Threads.emplace_back([&, I] {
@@ -74,8 +82,8 @@ TEST(ForkServerTest, ManyJobsAtOnce) {
   for (size_t I = 0; I != Results.size(); ++I) {
     EXPECT_EQ(Results[I].Output,
               "fail\n" + std::to_string(I) + "\non stderr\n");
-    EXPECT_EQ(Results[I].Failure,
-              I ? "exited with status " + std::to_string(I) : "");
+    EXPECT_EQ(Results[I].Status.Kind, ForkServer::Status::Exited);
+    EXPECT_EQ(Results[I].Status.Code, int(I));
   }
 }
 

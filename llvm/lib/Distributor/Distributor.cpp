@@ -4,7 +4,6 @@
 
 #include "ulto/Distributor/CacheKey.h"
 #include "ulto/Distributor/ObjectCheck.h"
-#include "ulto/Distributor/Progress.h"
 #include "ulto/Distributor/Scheduler.h"
 
 #include "llvm/ADT/ScopeExit.h"
@@ -12,10 +11,8 @@
 #include "llvm/Support/Format.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
-#include "llvm/Support/Program.h"
 #include "llvm/Support/Threading.h"
 #include "llvm/Support/TimeProfiler.h"
-#include "llvm/Support/WithColor.h"
 
 #include <chrono>
 #include <mutex>
@@ -28,9 +25,9 @@ std::string DistSummary::format(StringRef ExecutorName,
                                 StringRef ExecutorReport) const {
   std::string Line;
   raw_string_ostream OS(Line);
-  OS << "ulto dist: " << Jobs << (Jobs == 1 ? " job: " : " jobs: ") << CacheHits
-     << " cached, " << Executed << " executed, " << Failed << " failed ("
-     << ExecutorName << ", " << Parallelism << " at once";
+  OS << Jobs << (Jobs == 1 ? " job: " : " jobs: ") << CacheHits << " cached, "
+     << Executed << " executed, " << Failed << " failed (" << ExecutorName
+     << ", " << Parallelism << " at once";
   if (!ExecutorReport.empty())
     OS << "; " << ExecutorReport;
   OS << ")";
@@ -50,9 +47,8 @@ namespace {
 class Run {
 public:
   Run(const JobList &List, Executor &Exec, const DistOptions &Opts,
-      raw_ostream &ErrS)
-      : List(List), Exec(Exec), Opts(Opts), ErrS(ErrS), Cache(Opts.Cache),
-        Progress(ErrS, Opts.Progress, List.Jobs.size()) {}
+      StatusSink &Status)
+      : List(List), Exec(Exec), Opts(Opts), Status(Status), Cache(Opts.Cache) {}
 
   DistSummary run();
 
@@ -61,6 +57,11 @@ private:
   /// Produces the job's object; false after reporting why it could not.
   bool produce(const BackendJob &Job, bool &CacheHit);
   bool checkInputs(const BackendJob &Job);
+  /// Runs the job on the executor and checks its object; false after
+  /// reporting why it has none fit to link.
+  bool execute(const BackendJob &Job, const Triple &Target, StringRef Key);
+  ExecutionResult runExecutor(const BackendJob &Job);
+  void reportFallback(const BackendJob &Job, const ExecutionResult &R);
   bool writeOutput(const BackendJob &Job, StringRef Object);
   void fail(const BackendJob &Job, const Twine &What,
             StringRef Output = StringRef(), bool WithCommand = true);
@@ -69,53 +70,33 @@ private:
   const JobList &List;
   Executor &Exec;
   const DistOptions &Opts;
-  raw_ostream &ErrS;
+  StatusSink &Status;
   /// Null when caching is off or the compiler has no identity.
   BackendCache *Cache;
-  ProgressLine Progress;
   FileDigests Digests;
   std::string CompilerIdentity;
 
-  std::mutex Mutex; // Guards Summary, Progress and ErrS.
+  std::mutex Mutex; // Guards Summary and Status.
   DistSummary Summary;
 };
 
 } // namespace
 
-// Lines after the first are indented under it.
 void Run::warn(const Twine &Message) {
   std::string Text = Message.str();
-  SmallVector<StringRef, 8> Lines;
-  StringRef(Text).rtrim().split(Lines, '\n');
   std::lock_guard<std::mutex> Lock(Mutex);
-  Progress.clear();
-  WithColor::warning(ErrS, "ulto dist") << Lines.front() << "\n";
-  for (StringRef Line : ArrayRef(Lines).drop_front())
-    ErrS << "    " << Line << "\n";
+  Status.warning(Text);
 }
 
 void Run::fail(const BackendJob &Job, const Twine &What, StringRef Output,
                bool WithCommand) {
-  std::string Command;
-  raw_string_ostream CS(Command);
-  for (const std::string &Arg : List.command(Job)) {
-    CS << ' ';
-    sys::printArg(CS, Arg, /*Quote=*/false);
-  }
+  std::vector<std::string> Command;
+  if (WithCommand)
+    Command = List.command(Job);
+  std::string Text = What.str();
   std::lock_guard<std::mutex> Lock(Mutex);
   ++Summary.Failed;
-  Progress.clear();
-  WithColor::error(ErrS, "ulto dist")
-      << "ThinLTO backend for '" << Job.module() << "' " << What << "\n";
-  if (WithCommand)
-    ErrS << "  command:" << Command << "\n";
-  if (!Output.empty()) {
-    ErrS << "  output:\n";
-    SmallVector<StringRef, 16> Lines;
-    Output.rtrim().split(Lines, '\n');
-    for (StringRef Line : Lines)
-      ErrS << "    " << Line << "\n";
-  }
+  Status.jobFailed(Job.module(), Text, Command, Output);
 }
 
 // clang-22 reports a missing import by writing an empty object and exiting
@@ -149,6 +130,94 @@ bool Run::writeOutput(const BackendJob &Job, StringRef Object) {
   fail(Job, "cannot write '" + Job.output() + "': " + toString(std::move(E)),
        StringRef(), /*WithCommand=*/false);
   return false;
+}
+
+// The words for a job that ran here instead of on the remote.
+void Run::reportFallback(const BackendJob &Job, const ExecutionResult &R) {
+  std::string Backend = ("ThinLTO backend for '" + Job.module() + "'").str();
+  switch (R.Fallback) {
+  case FallbackKind::None:
+  case FallbackKind::AfterRemoteLost: // Said once, at the job that lost it.
+    return;
+  case FallbackKind::JobUnfit:
+    return warn(Backend + " ran locally: " + R.FallbackReason);
+  case FallbackKind::FailedRemotely:
+    return warn(Backend + " failed on the remote (" + R.FallbackReason +
+                ") and ran locally:\n" + R.RemoteOutput);
+  case FallbackKind::RemoteLost:
+    return warn(R.FallbackReason +
+                "; running this and the remaining jobs locally");
+  }
+}
+
+ExecutionResult Run::runExecutor(const BackendJob &Job) {
+  ExecutionResult Result;
+  {
+    TimeTraceScope Scope("execute", Job.module());
+    Result = Exec.run(List, Job);
+  }
+  if (Result.started()) {
+    std::lock_guard<std::mutex> Lock(Mutex);
+    ++Summary.Executed;
+  }
+  reportFallback(Job, Result);
+  return Result;
+}
+
+bool Run::execute(const BackendJob &Job, const Triple &Target, StringRef Key) {
+  ExecutionResult Result = runExecutor(Job);
+  while (true) {
+    if (!Result.succeeded()) {
+      sys::fs::remove(Job.output());
+      fail(Job, describeExecution(Result), Result.Output);
+      return false;
+    }
+
+    TimeTraceScope Scope("check", Job.module());
+    std::unique_ptr<MemoryBuffer> Object;
+    if (Result.Object) {
+      Object = MemoryBuffer::getMemBuffer(*Result.Object, Job.output(),
+                                          /*RequiresNullTerminator=*/false);
+    } else {
+      ErrorOr<std::unique_ptr<MemoryBuffer>> File = MemoryBuffer::getFile(
+          Job.output(), /*IsText=*/false, /*RequiresNullTerminator=*/false);
+      if (!File) {
+        fail(Job,
+             "exited 0 but wrote no '" + Job.output() +
+                 "': " + File.getError().message(),
+             Result.Output);
+        return false;
+      }
+      Object = std::move(*File);
+    }
+
+    if (Error E = checkBackendObject(*Object, Target)) {
+      std::string Why = toString(std::move(E));
+      // A remote's bad object is not the end of the job: run it here.
+      if (Result.Remote)
+        if (std::optional<ExecutionResult> Local =
+                Exec.runLocally(Result, List, Job)) {
+          Local->Fallback = FallbackKind::JobUnfit;
+          Local->FallbackReason = "the remote's object " + Why;
+          reportFallback(Job, *Local);
+          Result = std::move(*Local);
+          continue;
+        }
+      sys::fs::remove(Job.output());
+      fail(Job,
+           "exited 0" + std::string(Result.Remote ? " on the remote" : "") +
+               " but its output '" + Job.output() + "' " + Why,
+           Result.Output);
+      return false;
+    }
+    if (Result.Object && !writeOutput(Job, *Result.Object))
+      return false;
+    if (!Key.empty())
+      if (Error E = Cache->store(Key, Object->getBuffer()))
+        warn("cannot store the object of '" + Job.module() +
+             "' in the cache: " + toString(std::move(E)));
+    return true;
+  }
 }
 
 bool Run::produce(const BackendJob &Job, bool &CacheHit) {
@@ -186,53 +255,13 @@ bool Run::produce(const BackendJob &Job, bool &CacheHit) {
       }
     }
   }
-
-  ExecutionResult Result;
-  {
-    TimeTraceScope Scope("execute", Job.module());
-    Result = Exec.run(List, Job);
-  }
-  if (Result.Started) {
-    std::lock_guard<std::mutex> Lock(Mutex);
-    ++Summary.Executed;
-  }
-  if (!Result.Warning.empty())
-    warn(Result.Warning);
-  if (!Result.Failure.empty()) {
-    sys::fs::remove(Job.output());
-    fail(Job, Result.Failure, Result.Output);
-    return false;
-  }
-
-  TimeTraceScope Scope("check", Job.module());
-  ErrorOr<std::unique_ptr<MemoryBuffer>> Object = MemoryBuffer::getFile(
-      Job.output(), /*IsText=*/false, /*RequiresNullTerminator=*/false);
-  if (!Object) {
-    fail(Job,
-         "exited 0 but wrote no '" + Job.output() +
-             "': " + Object.getError().message(),
-         Result.Output);
-    return false;
-  }
-  if (Error E = checkBackendObject(**Object, *Target)) {
-    sys::fs::remove(Job.output());
-    fail(Job,
-         "exited 0 but its output '" + Job.output() + "' " +
-             toString(std::move(E)),
-         Result.Output);
-    return false;
-  }
-  if (!Key.empty())
-    if (Error E = Cache->store(Key, (*Object)->getBuffer()))
-      warn("cannot store the object of '" + Job.module() +
-           "' in the cache: " + toString(std::move(E)));
-  return true;
+  return execute(Job, *Target, Key);
 }
 
 void Run::runJob(const BackendJob &Job) {
   // LLVM's profiler is per thread: each job is one thread's record.
   if (Opts.TimeTrace)
-    timeTraceProfilerInitialize(/*TimeTraceGranularity=*/0, "ulto dist");
+    timeTraceProfilerInitialize(/*TimeTraceGranularity=*/0, "backend job");
   scope_exit FinishTrace([&] {
     if (Opts.TimeTrace)
       timeTraceProfilerFinishThread();
@@ -240,7 +269,7 @@ void Run::runJob(const BackendJob &Job) {
   auto Start = std::chrono::steady_clock::now();
   {
     std::lock_guard<std::mutex> Lock(Mutex);
-    Progress.started();
+    Status.jobStarted();
   }
   bool CacheHit = false;
   {
@@ -252,7 +281,7 @@ void Run::runJob(const BackendJob &Job) {
           .count();
 
   std::lock_guard<std::mutex> Lock(Mutex);
-  Progress.finished(CacheHit);
+  Status.jobFinished(CacheHit);
   Summary.CacheHits += CacheHit;
   if (Seconds > Summary.SlowestSeconds) {
     Summary.SlowestSeconds = Seconds;
@@ -279,7 +308,7 @@ DistSummary Run::run() {
   runInParallel(
       scheduleLargestFirst(List.Jobs), Opts.Parallelism,
       [&](size_t I) { runJob(List.Jobs[I]); }, Opts.Jobserver);
-  Progress.clear();
+  Status.finished();
   Summary.WallSeconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - Start)
           .count();
@@ -287,8 +316,8 @@ DistSummary Run::run() {
 }
 
 DistSummary runBackends(const JobList &List, Executor &Exec,
-                        const DistOptions &Opts, raw_ostream &ErrS) {
-  return Run(List, Exec, Opts, ErrS).run();
+                        const DistOptions &Opts, StatusSink &Status) {
+  return Run(List, Exec, Opts, Status).run();
 }
 
 } // namespace ulto

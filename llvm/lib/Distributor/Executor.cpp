@@ -9,23 +9,37 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Program.h"
 
+#include <cstring>
+
 using namespace llvm;
 
 namespace ulto {
 
 Executor::~Executor() = default;
 
+std::string describeExecution(const ExecutionResult &R) {
+  std::string Where = R.Remote ? " on the remote" : "";
+  switch (R.Kind) {
+  case ExitKind::Exited:
+    return "exited with status " + std::to_string(R.Code) + Where;
+  case ExitKind::Signalled:
+    return "crashed" + Where + ": " + R.Detail;
+  case ExitKind::NotStarted:
+    return (R.Remote ? "could not run remotely: " : "could not be started: ") +
+           R.Detail;
+  case ExitKind::TimedOut:
+    return "timed out" + Where + ": " + R.Detail;
+  }
+  llvm_unreachable("unknown exit kind");
+}
+
 // A new process of \p Command[0], stdout and stderr to \p OutputFile.
 static ExecutionResult spawn(ArrayRef<std::string> Command,
                              StringRef OutputFile) {
-  ExecutionResult Result;
   ErrorOr<std::string> Compiler = sys::findProgramByName(Command[0]);
-  if (!Compiler) {
-    Result.Started = false;
-    Result.Failure =
-        "could not be started: compiler '" + Command[0] + "' not found";
-    return Result;
-  }
+  if (!Compiler)
+    return ExecutionResult::ended(ExitKind::NotStarted,
+                                  "compiler '" + Command[0] + "' not found");
   std::vector<StringRef> Args(Command.begin(), Command.end());
   std::optional<StringRef> Redirects[] = {StringRef(), OutputFile, OutputFile};
   std::string ErrMsg;
@@ -33,30 +47,38 @@ static ExecutionResult spawn(ArrayRef<std::string> Command,
   int Status = sys::ExecuteAndWait(*Compiler, Args, std::nullopt, Redirects,
                                    /*SecondsToWait=*/0, /*MemoryLimit=*/0,
                                    &ErrMsg, &ExecutionFailed);
-  if (ExecutionFailed) {
-    Result.Started = false;
-    Result.Failure = "could not be started: " + ErrMsg;
-  } else if (Status == -2)
-    Result.Failure = "crashed: " + ErrMsg;
-  else if (Status != 0)
-    Result.Failure = "exited with status " + std::to_string(Status);
-  return Result;
+  if (ExecutionFailed)
+    return ExecutionResult::ended(ExitKind::NotStarted, ErrMsg);
+  // Program.h reports a signal as -2, naming it in ErrMsg.
+  if (Status == -2)
+    return ExecutionResult::ended(ExitKind::Signalled, ErrMsg);
+  return ExecutionResult::exited(Status);
+}
+
+static ExecutionResult fromForkServer(ForkServer::Status S) {
+  switch (S.Kind) {
+  case ForkServer::Status::Exited:
+    return ExecutionResult::exited(S.Code);
+  case ForkServer::Status::Signalled:
+    return ExecutionResult::ended(ExitKind::Signalled, strsignal(S.Code));
+  case ForkServer::Status::NotForked:
+    return ExecutionResult::ended(
+        ExitKind::NotStarted, "fork server: " + std::string(strerror(S.Code)));
+  }
+  llvm_unreachable("unknown fork server status");
 }
 
 ExecutionResult LocalExecutor::run(const JobList &List, const BackendJob &Job) {
   // stdout and stderr go to one file, shown if the job fails.
   SmallString<128> OutputFile;
   if (std::error_code EC =
-          sys::fs::createTemporaryFile("ulto-backend", "txt", OutputFile)) {
-    ExecutionResult Result;
-    Result.Started = false;
-    Result.Failure = "could not be started: " + EC.message();
-    return Result;
-  }
+          sys::fs::createTemporaryFile("ulto-backend", "txt", OutputFile))
+    return ExecutionResult::ended(ExitKind::NotStarted, EC.message());
   FileRemover Remover(OutputFile);
   std::vector<std::string> Command = List.command(Job);
   ExecutionResult Result =
-      Server ? Server->run(Command, OutputFile) : spawn(Command, OutputFile);
+      Server ? fromForkServer(Server->run(Command, OutputFile))
+             : spawn(Command, OutputFile);
   if (ErrorOr<std::unique_ptr<MemoryBuffer>> Output =
           MemoryBuffer::getFile(OutputFile, /*IsText=*/true))
     Result.Output = (*Output)->getBuffer().str();

@@ -29,8 +29,7 @@ namespace {
 
 struct Reply {
   uint64_t ID;
-  int32_t Kind;
-  int32_t Code;
+  ForkServer::Status Ended;
 };
 
 // The server's end of its self-pipe: SIGCHLD wakes its poll().
@@ -95,13 +94,11 @@ void onChildExited(int) {
       auto It = Running.find(Child);
       if (It == Running.end())
         continue;
-      Reply R = {It->second, 0, 0};
+      Reply R = {It->second, {ForkServer::Status::Exited, 0}};
       if (WIFEXITED(WaitStatus))
-        R.Code = WEXITSTATUS(WaitStatus);
-      else {
-        R.Kind = 1;
-        R.Code = WTERMSIG(WaitStatus);
-      }
+        R.Ended.Code = WEXITSTATUS(WaitStatus);
+      else
+        R.Ended = {ForkServer::Status::Signalled, WTERMSIG(WaitStatus)};
       Running.erase(It);
       send(Socket, &R, sizeof(R), MSG_NOSIGNAL);
     }
@@ -121,7 +118,7 @@ void onChildExited(int) {
     if (Pid == 0)
       runChild(Socket, Wake[0], ArrayRef(Request.data(), Size), Main);
     if (Pid < 0) {
-      Reply R = {ID, 2, errno};
+      Reply R = {ID, {ForkServer::Status::NotForked, errno}};
       send(Socket, &R, sizeof(R), MSG_NOSIGNAL);
       continue;
     }
@@ -165,9 +162,8 @@ ForkServer::~ForkServer() {
     ;
 }
 
-ExecutionResult ForkServer::run(ArrayRef<std::string> Argv,
-                                StringRef OutputFile) {
-  ExecutionResult Result;
+ForkServer::Status ForkServer::run(ArrayRef<std::string> Argv,
+                                   StringRef OutputFile) {
   std::string Request(sizeof(uint64_t), '\0');
   uint64_t ID;
   {
@@ -180,12 +176,8 @@ ExecutionResult ForkServer::run(ArrayRef<std::string> Argv,
     Request += Arg + '\0';
   {
     std::lock_guard<std::mutex> Lock(SendMutex);
-    if (send(Socket, Request.data(), Request.size(), MSG_NOSIGNAL) < 0) {
-      Result.Started = false;
-      Result.Failure =
-          "could not be started: fork server: " + std::string(strerror(errno));
-      return Result;
-    }
+    if (send(Socket, Request.data(), Request.size(), MSG_NOSIGNAL) < 0)
+      return {Status::NotForked, errno};
   }
 
   std::unique_lock<std::mutex> Lock(Mutex);
@@ -205,24 +197,14 @@ ExecutionResult ForkServer::run(ArrayRef<std::string> Argv,
       Reading = false;
       if (Size != sizeof(R)) {
         // The server is gone: every waiting job fails.
-        Replies[ID] = {2, Size < 0 ? errno : ECHILD};
+        Replies[ID] = {Status::NotForked, Size < 0 ? errno : ECHILD};
       } else {
-        Replies[R.ID] = {R.Kind, R.Code};
+        Replies[R.ID] = R.Ended;
       }
       Arrived.notify_all();
     }
   }
-  Lock.unlock();
-
-  if (Ended->Kind == 1)
-    Result.Failure = "crashed: " + std::string(strsignal(Ended->Code));
-  else if (Ended->Kind == 2) {
-    Result.Started = false;
-    Result.Failure = "could not be started: fork server: " +
-                     std::string(strerror(Ended->Code));
-  } else if (Ended->Code != 0)
-    Result.Failure = "exited with status " + std::to_string(Ended->Code);
-  return Result;
+  return *Ended;
 }
 
 } // namespace ulto

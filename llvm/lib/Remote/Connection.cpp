@@ -75,19 +75,4 @@ std::string Connection::instancePrefix() const {
   return Config.Instance.empty() ? std::string() : Config.Instance + "/";
 }
 
-bool isTransient(const grpc::Status &Status) {
-  switch (Status.error_code()) {
-  case grpc::StatusCode::UNAVAILABLE:
-  case grpc::StatusCode::DEADLINE_EXCEEDED:
-  case grpc::StatusCode::RESOURCE_EXHAUSTED:
-  case grpc::StatusCode::ABORTED:
-  case grpc::StatusCode::INTERNAL:
-  case grpc::StatusCode::UNKNOWN:
-  case grpc::StatusCode::DATA_LOSS:
-    return true;
-  default:
-    return false;
-  }
-}
-
 } // namespace ulto

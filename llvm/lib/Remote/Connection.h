@@ -48,9 +48,6 @@ private:
   std::string InvocationId;
 };
 
-/// Whether a call that ended with \p Status may succeed if made again.
-bool isTransient(const grpc::Status &Status);
-
 } // namespace ulto
 
 #endif // ULTO_LIB_REMOTE_CONNECTION_H

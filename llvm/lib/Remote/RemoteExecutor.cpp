@@ -5,11 +5,11 @@
 #include "Connection.h"
 #include "ContentStore.h"
 #include "InputTree.h"
+#include "RemoteDecision.h"
 #include "ShippedToolchain.h"
 
 #include "HermeticJob.h"
 #include "ulto/Distributor/CacheKey.h"
-#include "ulto/Distributor/ObjectCheck.h"
 #include "ulto/Remote/Capabilities.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -113,8 +113,9 @@ struct RemoteExecutor::Impl {
   grpc::Status execute(Action &A, Outcome &Out, bool SkipCache);
   std::string fetchOutput(const reapi::ActionResult &Result, Action &A);
   std::string remoteCommand(const Action &A) const;
-  ExecutionResult runLocally(const JobList &List, const BackendJob &Job,
-                             std::string Warning);
+  ExecutionResult runLocally(const JobList &List, const BackendJob &Job);
+  ExecutionResult carryOut(const RemoteDecision &D, const JobList &List,
+                           const BackendJob &Job, std::string Why);
 
   RemoteExecutorOptions Options;
   Executor &Local;
@@ -291,6 +292,7 @@ grpc::Status RemoteExecutor::Impl::execute(Action &A, Outcome &Out,
   return grpc::Status::OK;
 }
 
+// One attempt; \p Out starts empty.
 grpc::Status RemoteExecutor::Impl::attempt(Action &A, Outcome &Out) {
   // The action cache first: a hit needs no uploads at all.
   reapi::GetActionResultRequest Request;
@@ -307,7 +309,6 @@ grpc::Status RemoteExecutor::Impl::attempt(Action &A, Outcome &Out) {
   bool Hit = Status.ok() && Cached.exit_code() == 0;
   if (!Status.ok() && Status.error_code() != grpc::StatusCode::NOT_FOUND)
     return Status;
-  Out = Outcome();
   if (Hit) {
     Out.Result = Cached;
     Out.CacheHit = true;
@@ -363,14 +364,30 @@ std::string RemoteExecutor::Impl::remoteCommand(const Action &A) const {
 }
 
 ExecutionResult RemoteExecutor::Impl::runLocally(const JobList &List,
-                                                 const BackendJob &Job,
-                                                 std::string Warning) {
+                                                 const BackendJob &Job) {
   TimeTraceScope Scope("local fallback");
   LocalSlots.acquire();
   ExecutionResult Result = Local.run(List, Job);
   LocalSlots.release();
   ++RanLocally;
-  Result.Warning = std::move(Warning);
+  return Result;
+}
+
+// A decision to run the job here or to fail it, carried out; \p Why is the
+// remote's side of the story.
+ExecutionResult RemoteExecutor::Impl::carryOut(const RemoteDecision &D,
+                                               const JobList &List,
+                                               const BackendJob &Job,
+                                               std::string Why) {
+  if (D.Step == RemoteStep::RunLocally) {
+    ExecutionResult Result = runLocally(List, Job);
+    Result.Fallback = D.Fallback;
+    Result.FallbackReason = std::move(Why);
+    return Result;
+  }
+  assert(D.Step == RemoteStep::Fail && "not a decision to carry out");
+  ExecutionResult Result = ExecutionResult::ended(D.Exit, std::move(Why));
+  Result.Remote = true;
   return Result;
 }
 
@@ -403,101 +420,100 @@ std::string RemoteExecutor::name() const {
 
 ExecutionResult RemoteExecutor::run(const JobList &List,
                                     const BackendJob &Job) {
-  std::string Module = ("ThinLTO backend for '" + Job.module() + "'").str();
-  auto Fallback = [&](const std::string &Why) {
-    if (!I->Options.LocalFallback) {
-      ExecutionResult Result;
-      Result.Started = false;
-      Result.Failure = "could not run remotely: " + Why;
-      return Result;
-    }
-    return I->runLocally(List, Job, Module + " ran locally: " + Why);
-  };
-  if (I->Down)
-    return I->Options.LocalFallback ? I->runLocally(List, Job, "")
-                                    : Fallback("the remote failed earlier");
-
-  Expected<Action> A = I->prepare(List, Job);
-  if (!A)
-    return Fallback(toString(A.takeError()));
-
-  unsigned Now = ++I->InFlight;
-  unsigned Most = I->MostInFlight;
-  while (Now > Most && !I->MostInFlight.compare_exchange_weak(Most, Now))
-    ;
-  I->InputBytes += A->InputBytes;
+  RemotePolicy Policy{I->Options.Retries, I->Options.LocalFallback};
+  RemoteAttempt Attempt;
+  std::optional<Action> A;
   Outcome Out;
   grpc::Status Status;
-  unsigned Attempts = 0;
-  std::mt19937 Jitter(std::hash<std::string>()(A->Digest.hash()));
+  std::string Why; // What went wrong remotely, in the remote's words.
+  // The attempt loop: each turn decides, then calls or returns.
   while (true) {
-    Status = I->attempt(*A, Out);
-    ++Attempts;
-    bool Again = isTransient(Status) ||
-                 Status.error_code() == grpc::StatusCode::FAILED_PRECONDITION;
-    if (Status.ok() || !Again || Attempts > I->Options.Retries || I->Down)
+    RemoteDecision D = decideRemoteStep(Attempt, I->Down, Policy);
+    // Whoever records the loss first says so; the others were late.
+    if (D.LoseRemote && I->Down.exchange(true))
+      D = decideRemoteStep(Attempt, /*RemoteLost=*/true, Policy);
+    switch (D.Step) {
+    case RemoteStep::Attempt:
       break;
-    // Exponential backoff, with jitter so that jobs do not retry in step.
-    auto Delay = I->Options.Backoff * (1u << std::min(Attempts - 1, 10u));
-    std::this_thread::sleep_for(
-        Delay / 2 + std::chrono::milliseconds(Jitter() % (Delay.count() + 1)));
-  }
-  --I->InFlight;
-
-  if (!Status.ok()) {
-    std::string Why = I->Server.describe("running the job", Status) + " (" +
-                      std::to_string(Attempts) +
-                      (Attempts == 1 ? " attempt)" : " attempts)");
-    // A server that is gone stays gone for this link: said once, and every
-    // job from now on runs here.
-    if (isTransient(Status) && !Out.ActionFailed && !I->Down.exchange(true) &&
-        I->Options.LocalFallback)
-      return I->runLocally(List, Job,
-                           Why + "; running this and the remaining jobs "
-                                 "locally");
-    if (I->Down && I->Options.LocalFallback)
-      return I->runLocally(List, Job, "");
-    return Fallback(Why);
-  }
-
-  ExecutionResult Result;
-  if (Out.Result.exit_code() != 0) {
-    std::string Output = "remote command: " + I->remoteCommand(*A) + "\n" +
-                         I->fetchOutput(Out.Result, *A);
-    std::string Why =
-        "exited with status " + std::to_string(Out.Result.exit_code());
-    if (!I->Options.LocalFallback) {
-      ++I->Executed;
-      Result.Failure = Why + " on the remote";
-      Result.Output = std::move(Output);
+    case RemoteStep::Done: {
+      (Out.CacheHit ? I->CacheHits : I->Executed) += 1;
+      ExecutionResult Result;
+      Result.Remote = true;
+      Result.RemoteCacheHit = Out.CacheHit;
+      Result.Object = std::move(Out.Object);
       return Result;
     }
-    return I->runLocally(List, Job,
-                         Module + " failed on the remote (" + Why +
-                             ") and ran locally:\n" + Output);
-  }
-  // The farm's object is checked as a local one is; a bad one is not the
-  // end of the job (the local cache never stores it either way).
-  if (Expected<Triple> Target = readModuleTriple(Job.module())) {
-    if (Error E = checkBackendObject(MemoryBufferRef(Out.Object, Job.output()),
-                                     *Target)) {
-      std::string Why = "the remote's object " + toString(std::move(E));
-      if (I->Options.LocalFallback)
-        return I->runLocally(List, Job, Module + " ran locally: " + Why);
-      ++I->Executed;
-      Result.Failure = "exited 0 on the remote but " + Why;
-      return Result;
+    case RemoteStep::RunLocally:
+    case RemoteStep::Fail:
+      if (D.Fallback == FallbackKind::FailedRemotely ||
+          (D.Step == RemoteStep::Fail && D.Exit == ExitKind::Exited)) {
+        // The action ran and failed: what it said is the story.
+        ExecutionResult Remote = ExecutionResult::exited(Attempt.ExitCode);
+        std::string Output = "remote command: " + I->remoteCommand(*A) + "\n" +
+                             I->fetchOutput(Out.Result, *A);
+        if (D.Step == RemoteStep::Fail) {
+          ++I->Executed;
+          Remote.Remote = true;
+          Remote.Output = std::move(Output);
+          return Remote;
+        }
+        ExecutionResult Result = I->carryOut(D, List, Job, "");
+        Result.FallbackReason = describeExecution(Remote);
+        Result.RemoteOutput = std::move(Output);
+        return Result;
+      }
+      if (Attempt.Kind == RemoteAttempt::None)
+        Why = "the remote failed earlier";
+      return I->carryOut(D, List, Job, std::move(Why));
     }
-  } else {
-    consumeError(Target.takeError()); // The distributor reports it.
+
+    if (!A) {
+      Expected<Action> Prepared = I->prepare(List, Job);
+      if (!Prepared) {
+        Attempt.Kind = RemoteAttempt::NotPrepared;
+        Why = toString(Prepared.takeError());
+        continue;
+      }
+      A = std::move(*Prepared);
+      I->InputBytes += A->InputBytes;
+    } else {
+      // Exponential backoff, with jitter so that jobs do not retry in step.
+      std::mt19937 Jitter(std::hash<std::string>()(A->Digest.hash()) +
+                          Attempt.Attempts);
+      auto Delay =
+          I->Options.Backoff * (1u << std::min(Attempt.Attempts - 1, 10u));
+      std::this_thread::sleep_for(
+          Delay / 2 +
+          std::chrono::milliseconds(Jitter() % (Delay.count() + 1)));
+    }
+
+    unsigned Now = ++I->InFlight;
+    unsigned Most = I->MostInFlight;
+    while (Now > Most && !I->MostInFlight.compare_exchange_weak(Most, Now))
+      ;
+    Out = Outcome();
+    Status = I->attempt(*A, Out);
+    --I->InFlight;
+    ++Attempt.Attempts;
+    Attempt.Status = Status.error_code();
+    Attempt.ActionFailed = Out.ActionFailed;
+    Attempt.ExitCode = Out.Result.exit_code();
+    Attempt.Kind = Status.ok() ? RemoteAttempt::Ran : RemoteAttempt::CallFailed;
+    if (!Status.ok())
+      Why = I->Server.describe("running the job", Status) + " (" +
+            std::to_string(Attempt.Attempts) +
+            (Attempt.Attempts == 1 ? " attempt)" : " attempts)");
   }
-  (Out.CacheHit ? I->CacheHits : I->Executed) += 1;
-  if (Error E = writeToOutput(Job.output(), [&](raw_ostream &OS) {
-        OS << Out.Object;
-        return Error::success();
-      }))
-    Result.Failure = "cannot write its output: " + toString(std::move(E));
-  return Result;
+}
+
+std::optional<ExecutionResult>
+RemoteExecutor::runLocally(const ExecutionResult &Rejected, const JobList &List,
+                           const BackendJob &Job) {
+  if (!I->Options.LocalFallback)
+    return std::nullopt;
+  // The job counts where its object came from.
+  (Rejected.RemoteCacheHit ? I->CacheHits : I->Executed) -= 1;
+  return I->runLocally(List, Job);
 }
 
 std::string RemoteExecutor::report() const {

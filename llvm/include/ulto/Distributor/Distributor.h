@@ -14,8 +14,7 @@
 #include "ulto/Distributor/BackendCache.h"
 #include "ulto/Distributor/Executor.h"
 #include "ulto/Distributor/JobList.h"
-
-#include "llvm/Support/raw_ostream.h"
+#include "ulto/Distributor/StatusSink.h"
 
 #include <string>
 
@@ -29,8 +28,6 @@ struct DistOptions {
   bool Jobserver = true;
   /// The cache, or null to run every job.
   BackendCache *Cache = nullptr;
-  /// Show the live progress line on the error stream.
-  bool Progress = false;
   /// Record each job in LLVM's time-trace profiler, which the caller has
   /// initialised on its own thread and writes out afterwards.
   bool TimeTrace = false;
@@ -49,17 +46,17 @@ struct DistSummary {
   std::string SlowestJob;
   double SlowestSeconds = 0;
 
-  /// One line: "ulto dist: 3 jobs: 1 cached, 2 executed, 0 failed (local,
-  /// 2 at once[; <ExecutorReport>]); ...".
+  /// One line: "3 jobs: 1 cached, 2 executed, 0 failed (local, 2 at
+  /// once[; <ExecutorReport>]); wall ...".
   std::string format(llvm::StringRef ExecutorName,
                      llvm::StringRef ExecutorReport = "") const;
 };
 
-/// Runs every job of \p List; errors (one per failed job, naming the module,
-/// the command and its output) and warnings go to \p ErrS as they happen.
-/// The link may use the outputs only if the summary counts no failure.
+/// Runs every job of \p List; failures and warnings go to \p Status as they
+/// happen. The link may use the outputs only if the summary counts no
+/// failure.
 DistSummary runBackends(const JobList &List, Executor &Exec,
-                        const DistOptions &Opts, llvm::raw_ostream &ErrS);
+                        const DistOptions &Opts, StatusSink &Status);
 
 } // namespace ulto
 

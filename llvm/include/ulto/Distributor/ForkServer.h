@@ -17,8 +17,6 @@
 #ifndef ULTO_DISTRIBUTOR_FORKSERVER_H
 #define ULTO_DISTRIBUTOR_FORKSERVER_H
 
-#include "ulto/Distributor/Executor.h"
-
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/Error.h"
@@ -42,18 +40,23 @@ public:
   /// Stops the server once its running jobs have finished.
   ~ForkServer();
 
-  /// Runs \p Argv in a child of the server, stdout and stderr to
-  /// \p OutputFile, and waits for it; says how it ended (the caller reads
-  /// the output). Thread-safe.
-  ExecutionResult run(llvm::ArrayRef<std::string> Argv,
-                      llvm::StringRef OutputFile);
-
-private:
+  /// How a child ended.
   struct Status {
-    int Kind; // 0: exited with Code; 1: killed by signal Code; 2: no fork.
-    int Code;
+    enum KindType : int32_t {
+      Exited,    ///< With exit code Code.
+      Signalled, ///< By signal Code.
+      NotForked, ///< Never ran: fork() or the server failed with errno Code.
+    };
+    KindType Kind;
+    int32_t Code;
   };
 
+  /// Runs \p Argv in a child of the server, stdout and stderr to
+  /// \p OutputFile, and waits for it (the caller reads the output).
+  /// Thread-safe.
+  Status run(llvm::ArrayRef<std::string> Argv, llvm::StringRef OutputFile);
+
+private:
   ForkServer(int Socket, pid_t Server) : Socket(Socket), Server(Server) {}
 
   int Socket;
