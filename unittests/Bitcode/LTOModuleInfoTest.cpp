@@ -31,24 +31,6 @@ namespace {
 
 constexpr char Triple[] = "x86_64-pc-linux-gnu";
 
-// Internal vtable and virtual function used from both halves: the split
-// promotes them to "<name><module ID>".
-constexpr char LocalVTableIR[] = R"(
-target triple = "x86_64-pc-linux-gnu"
-@vt = internal constant [1 x ptr] [ptr @vf], !type !0
-define internal i32 @vf(ptr %this) {
-  ret i32 1
-}
-define ptr @get() {
-  ret ptr @vt
-}
-define i32 @call() {
-  %r = call i32 @vf(ptr null)
-  ret i32 %r
-}
-!0 = !{i64 0, !"_ZTS1A"}
-)";
-
 constexpr char NoTypeMetadataIR[] = R"(
 target triple = "x86_64-pc-linux-gnu"
 define i32 @f() {

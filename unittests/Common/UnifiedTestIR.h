@@ -1,13 +1,16 @@
 //===- UnifiedTestIR.h - IR the unit tests build bitcode from ---*- C++ -*-===//
 //
 // Modules as clang writes them for -funified-lto, as IR text: the module
-// flags, and the two shapes that decide splitting (a vtable with type
-// metadata next to an external definition; internal definitions only).
+// flags, and the shapes that decide splitting and module IDs (a vtable with
+// type metadata next to an external definition; an internal vtable whose
+// locals the split promotes; internal definitions only).
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef ULTO_UNITTESTS_COMMON_UNIFIEDTESTIR_H
 #define ULTO_UNITTESTS_COMMON_UNIFIEDTESTIR_H
+
+#include "ulto/UnifiedLTO/SourceFileIdentifier.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/ADT/Twine.h"
@@ -30,9 +33,9 @@ inline std::string uniqueSourceFlags(llvm::StringRef Identifier) {
 !llvm.module.flags = !{!100, !101, !102}
 !100 = !{i32 1, !"EnableSplitLTOUnit", i32 1}
 !101 = !{i32 1, !"UnifiedLTO", i32 1}
-!102 = !{i32 5, !"Unique Source File Identifier", !103}
-!103 = !{!")" +
-          Identifier + "\"}\n")
+!102 = !{i32 5, !")" +
+          SourceFileIdentifierFlag + "\", !103}\n!103 = !{!\"" + Identifier +
+          "\"}\n")
       .str();
 }
 
@@ -47,6 +50,24 @@ define i32 @vf(ptr %this) {
 }
 define i32 @use() {
   ret i32 0
+}
+!0 = !{i64 0, !"_ZTS1A"}
+)";
+
+/// An internal vtable and virtual function used from both halves: the
+/// split promotes them to "<name><module ID>".
+inline constexpr char LocalVTableIR[] = R"(
+target triple = "x86_64-pc-linux-gnu"
+@vt = internal constant [1 x ptr] [ptr @vf], !type !0
+define internal i32 @vf(ptr %this) {
+  ret i32 1
+}
+define ptr @get() {
+  ret ptr @vt
+}
+define i32 @call() {
+  %r = call i32 @vf(ptr null)
+  ret i32 %r
 }
 !0 = !{i64 0, !"_ZTS1A"}
 )";

@@ -291,11 +291,12 @@ TEST_F(ReadBitcodeInputsTest, DifferentIdentifiersDoNotCollide) {
 }
 
 // The ID read back is the one the split renamed locals and type IDs after:
-// getUniqueModuleId() of the module before it was written. (Without the
-// identifier flag ld.ulto hashes the thin half, which can differ: see
-// LTOPlan.h.)
+// getUniqueModuleId() of the module before it was written, with or without
+// the identifier flag (splitModuleID() has the cases).
 TEST_F(ReadBitcodeInputsTest, ModuleIDIsTheOneTheSplitUsed) {
-  for (std::string IR : {std::string(VTableIR) + uniqueSourceFlags("x.cpp")}) {
+  for (std::string IR : {std::string(VTableIR) + uniqueSourceFlags("x.cpp"),
+                         std::string(VTableIR) + UnifiedFlags,
+                         std::string(LocalVTableIR) + UnifiedFlags}) {
     std::unique_ptr<Module> M = parse(IR);
     ASSERT_TRUE(M);
     std::string Expected = getUniqueModuleId(M.get());

@@ -17,23 +17,18 @@
 // out of memory on a few inputs, which llvm-dis does too; those are caught by
 // a CrashRecoveryContext per bitcode file (see enableCrashRecovery()).
 //
-// Module IDs of split files: ThinLTOBitcodeWriter computes the ID on the whole
-// module, then moves the type-metadata globals into the regular half and
-// renames the locals both halves share to "<name><ID>". Neither half, read
-// back, hashes to the original ID (unless the "Unique Source File Identifier"
-// module flag fixes it), so splitModuleID() reconstructs the original list of
-// exported definitions from both halves and verifies the result against the
-// promoted names when there are any.
+// Module IDs of split files: neither half, read back, hashes to the ID the
+// split was made with; splitModuleID() reconstructs it from both halves, by
+// the rule ld.ulto uses too (see ulto/UnifiedLTO/SplitModuleID.h).
 //
 //===----------------------------------------------------------------------===//
 
 #include "ulto/Bitcode/LTOModuleInfo.h"
+#include "ulto/UnifiedLTO/SplitModuleID.h"
 
-#include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/BinaryFormat/Magic.h"
 #include "llvm/Bitcode/BitcodeReader.h"
-#include "llvm/IR/Constants.h"
 #include "llvm/IR/DiagnosticHandler.h"
 #include "llvm/IR/DiagnosticInfo.h"
 #include "llvm/IR/DiagnosticPrinter.h"
@@ -176,67 +171,6 @@ bool hasCFIChecks(const Module &M) {
   return false;
 }
 
-// A definition getUniqueModuleId() hashes.
-bool isExportedDefinition(const GlobalValue &GV) {
-  return !GV.isDeclaration() && GV.hasExternalLinkage() && !GV.hasComdat() &&
-         !GV.getName().starts_with("llvm.");
-}
-
-// "." followed by 32 lowercase hex digits, the shape of a module ID.
-bool endsWithModuleID(StringRef Name) {
-  if (Name.size() < 33 || Name[Name.size() - 33] != '.')
-    return false;
-  return all_of(Name.take_back(32),
-                [](char C) { return isDigit(C) || (C >= 'a' && C <= 'f'); });
-}
-
-// getUniqueModuleId() of the module \p Thin and \p Regular were split from,
-// with local symbols promoted under \p Promoted (possibly empty) left out.
-// The thin half keeps every global of the original module in its original
-// order, turning those that moved into declarations; the hash is computed by
-// LLVM itself over a stand-in module holding the same names in that order,
-// so ulto cannot drift from its rule.
-std::string originalModuleID(Module &Thin, Module &Regular,
-                             StringRef Promoted) {
-  Module StandIn("ulto.module-id", Thin.getContext());
-  Type *Int8Ty = Type::getInt8Ty(Thin.getContext());
-  for (GlobalValue &GV : Thin.global_values()) {
-    StringRef Name = GV.getName();
-    if (!Promoted.empty() && Name.ends_with(Promoted))
-      continue;
-    bool Exported = isExportedDefinition(GV);
-    if (!Exported && GV.isDeclaration())
-      if (const GlobalValue *Moved = Regular.getNamedValue(Name))
-        Exported = isExportedDefinition(*Moved);
-    if (Exported)
-      new GlobalVariable(StandIn, Int8Ty, /*isConstant=*/false,
-                         GlobalValue::ExternalLinkage,
-                         ConstantInt::get(Int8Ty, 0), Name);
-  }
-  return getUniqueModuleId(&StandIn);
-}
-
-// The ID ThinLTOBitcodeWriter split a file by (see the file comment).
-std::string splitModuleID(Module &Thin, Module &Regular) {
-  if (Thin.getModuleFlag("Unique Source File Identifier"))
-    return getUniqueModuleId(&Thin);
-
-  // A promoted local is named "<name><ID>": the ID is a suffix that the
-  // reconstruction reproduces once the promoted names are left out.
-  SmallSetVector<StringRef, 4> Candidates;
-  for (Module *M : {&Thin, &Regular})
-    for (const GlobalValue &GV : M->global_values())
-      if (endsWithModuleID(GV.getName()))
-        Candidates.insert(GV.getName().take_back(33));
-  for (StringRef Candidate : Candidates)
-    if (originalModuleID(Thin, Regular, Candidate) == Candidate)
-      return Candidate.str();
-
-  // Nothing was promoted, so the ID left no trace and this is the best
-  // reconstruction (exact unless an alias moved to the regular half).
-  return originalModuleID(Thin, Regular, "");
-}
-
 LTOModuleInfo makeInfo(StringRef Member, unsigned Index, LTOKind Kind) {
   LTOModuleInfo Info;
   Info.Member = Member.str();
@@ -296,7 +230,10 @@ Expected<std::vector<LTOModuleInfo>> readBitcodeModules(MemoryBufferRef Buffer,
                      Infos[1].Kind == LTOKind::Regular && Infos[0].Split &&
                      Infos[1].Split;
   if (IsSplitUnit) {
-    std::string ID = splitModuleID(*Modules[0], *Modules[1]);
+    std::string ID =
+        cantFail(splitModuleID(*Modules[0], [&]() -> Expected<const Module &> {
+          return *Modules[1];
+        }));
     Infos[0].ModuleID = ID;
     Infos[1].ModuleID = ID;
   } else {

@@ -1,6 +1,7 @@
 //===- LTOPlan.cpp - What LTO will do with a link's bitcode ---------------===//
 
 #include "ulto/Link/LTOPlan.h"
+#include "ulto/UnifiedLTO/SplitModuleID.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSwitch.h"
@@ -8,7 +9,6 @@
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/FormatVariadic.h"
-#include "llvm/Transforms/Utils/ModuleUtils.h"
 
 using namespace llvm;
 
@@ -37,17 +37,27 @@ StringRef toString(LTOMode Mode) {
   llvm_unreachable("unknown LTO mode");
 }
 
-// The ID the split was made with: from the thin half's globals and its
-// module flags (module-level metadata, no function bodies), which carry the
-// "Unique Source File Identifier" when there is one.
-static Expected<std::string> splitModuleID(BitcodeModule &ThinHalf) {
+// The ID the split was made with. The halves are read lazily, with no
+// function bodies: the thin half with its module-level metadata, which holds
+// the module flags; the regular half without, and only if the ID needs it.
+static Expected<std::string> readSplitModuleID(BitcodeModule &ThinHalf,
+                                               BitcodeModule &RegularHalf) {
   LLVMContext Ctx;
-  Expected<std::unique_ptr<Module>> M =
+  Expected<std::unique_ptr<Module>> Thin =
       ThinHalf.getLazyModule(Ctx, /*ShouldLazyLoadMetadata=*/false,
                              /*IsImporting=*/false);
-  if (!M)
-    return M.takeError();
-  return getUniqueModuleId(M->get());
+  if (!Thin)
+    return Thin.takeError();
+  std::unique_ptr<Module> Regular;
+  return splitModuleID(**Thin, [&]() -> Expected<const Module &> {
+    Expected<std::unique_ptr<Module>> M =
+        RegularHalf.getLazyModule(Ctx, /*ShouldLazyLoadMetadata=*/true,
+                                  /*IsImporting=*/false);
+    if (!M)
+      return M.takeError();
+    Regular = std::move(*M);
+    return *Regular;
+  });
 }
 
 static Expected<BitcodeInput> readBitcodeInput(const LoadedFile &File) {
@@ -69,7 +79,7 @@ static Expected<BitcodeInput> readBitcodeInput(const LoadedFile &File) {
   In.Split = Thin.size() == 2 && Thin[0] && !Thin[1];
   In.ThinOnly = Thin.size() == 1 && Thin[0];
   if (In.Split) {
-    Expected<std::string> ID = splitModuleID((*Modules)[0]);
+    Expected<std::string> ID = readSplitModuleID((*Modules)[0], (*Modules)[1]);
     if (!ID)
       return ID.takeError();
     In.ModuleID = std::move(*ID);
