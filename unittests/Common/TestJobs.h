@@ -1,7 +1,7 @@
 //===- TestJobs.h - Hand-made backend jobs and their files ------*- C++ -*-===//
 //
 // One-job DTLTO job lists as lld writes them, index shards written by LLVM's
-// own bitcode writer, and the files of a whole link on disk.
+// own bitcode writer, the files of a whole link on disk, and objects.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,6 +12,8 @@
 
 #include "llvm/Bitcode/BitcodeWriter.h"
 #include "llvm/IR/ModuleSummaryIndex.h"
+#include "llvm/ObjectYAML/yaml2obj.h"
+#include "llvm/Support/YAMLTraits.h"
 #include "llvm/Support/raw_ostream.h"
 #include "gtest/gtest.h"
 
@@ -84,6 +86,20 @@ inline JobList writeLink(llvm::StringRef Dir, llvm::StringRef Module,
   writeFile(List.CommonInputs[0], "profile");
   writeFile(Job.indexShard(), shard(Job.module(), Job.imports()[0], 100));
   return List;
+}
+
+/// An ELF file's bytes: its header only, of \p Type ("ET_REL") for
+/// \p Machine ("EM_X86_64").
+inline std::string elfObject(llvm::StringRef Type, llvm::StringRef Machine) {
+  std::string YAML = ("--- !ELF\nFileHeader:\n  Class: ELFCLASS64\n"
+                      "  Data: ELFDATA2LSB\n  Type: " +
+                      Type + "\n  Machine: " + Machine + "\n")
+                         .str();
+  std::string Bytes;
+  llvm::raw_string_ostream OS(Bytes);
+  llvm::yaml::Input YIn(YAML);
+  EXPECT_TRUE(llvm::yaml::convertYAML(YIn, OS, [](const llvm::Twine &) {}));
+  return Bytes;
 }
 
 } // namespace ulto::test

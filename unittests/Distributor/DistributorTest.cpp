@@ -1,0 +1,308 @@
+//===- DistributorTest.cpp - The distributor with a fake executor ---------===//
+//
+// runBackends over a two-job link whose modules, shards and objects are real
+// (bitcode with a triple, shards from LLVM's writer, ELF headers), with an
+// executor that only records which jobs it was asked for and plays a part,
+// as ninja's build_test.cc does with FakeCommandRunner: which jobs ran,
+// what the cache saved, what a failure removed, what the summary counts.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ulto/Distributor/Distributor.h"
+
+#include "Common/TestJobs.h"
+#include "llvm/Bitcode/BitcodeWriter.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Testing/Support/SupportHelpers.h"
+#include "gtest/gtest.h"
+
+#include <functional>
+#include <mutex>
+
+using namespace llvm;
+using namespace ulto;
+using namespace ulto::test;
+
+namespace {
+
+/// Runs nothing: records the jobs it is asked for and answers with Play.
+class FakeExecutor final : public Executor {
+public:
+  std::string name() const override { return "fake"; }
+  ExecutionResult run(const JobList &, const BackendJob &Job) override {
+    {
+      std::lock_guard<std::mutex> Lock(Mutex);
+      Ran.push_back(sys::path::filename(Job.module()).str());
+    }
+    return Play(Job);
+  }
+  std::optional<ExecutionResult> runLocally(const ExecutionResult &,
+                                            const JobList &List,
+                                            const BackendJob &Job) override {
+    if (!Local)
+      return std::nullopt;
+    ++RanLocally;
+    return Local(Job);
+  }
+
+  std::function<ExecutionResult(const BackendJob &)> Play;
+  std::function<ExecutionResult(const BackendJob &)> Local;
+  std::vector<std::string> Ran;
+  unsigned RanLocally = 0;
+  std::mutex Mutex;
+};
+
+/// Keeps what the distributor says.
+class RecordingStatus final : public StatusSink {
+public:
+  void jobFailed(StringRef Module, StringRef What, ArrayRef<std::string>,
+                 StringRef) override {
+    Failures.push_back((sys::path::filename(Module) + ": " + What).str());
+  }
+  void warning(StringRef Message) override {
+    Warnings.push_back(Message.str());
+  }
+  std::vector<std::string> Failures, Warnings;
+};
+
+const std::string Object = elfObject("ET_REL", "EM_X86_64");
+
+// A job that writes a good object where the linker expects it.
+ExecutionResult writesObject(const BackendJob &Job) {
+  writeFile(Job.output(), Object);
+  return ExecutionResult::exited(0);
+}
+
+std::string readFile(StringRef Path) {
+  ErrorOr<std::unique_ptr<MemoryBuffer>> Buffer = MemoryBuffer::getFile(Path);
+  return Buffer ? (*Buffer)->getBuffer().str() : "<none>";
+}
+
+class DistributorTest : public testing::Test {
+protected:
+  DistributorTest() : Dir("distributor", /*Unique=*/true) {
+    // Two modules, each importing from the other.
+    auto In = [&](StringRef Name) { return (Dir.path() + "/" + Name).str(); };
+    List.LinkerOutput = In("app");
+    List.CommonArgs = {"true", "-c", "-O2"};
+    for (auto [Name, Import, GUID] :
+         {std::tuple("a.o", "b.o", 100), std::tuple("b.o", "a.o", 200)}) {
+      BackendJob Job;
+      Job.Inputs = {In(Name), In(Name) + ".thinlto.bc", In(Import)};
+      Job.Outputs = {In(Name) + ".native.o"};
+      Job.Args = {Job.Inputs[0], "-fthinlto-index=" + Job.Inputs[1], "-o",
+                  Job.Outputs[0]};
+      writeModule(Job.module());
+      writeFile(Job.indexShard(), shard(Job.module(), In(Import), GUID));
+      List.Jobs.push_back(Job);
+    }
+    Expected<std::unique_ptr<BackendCache>> Opened =
+        BackendCache::open(In("cache"));
+    EXPECT_TRUE(bool(Opened));
+    if (Opened)
+      Cache = std::move(*Opened);
+    Opts.Parallelism = 1;
+    Opts.Cache = Cache.get();
+    Exec.Play = writesObject;
+  }
+
+  static void writeModule(StringRef Path) {
+    LLVMContext Ctx;
+    Module M(Path, Ctx);
+    M.setTargetTriple(Triple("x86_64-unknown-linux-gnu"));
+    std::error_code EC;
+    raw_fd_ostream OS(Path, EC);
+    ASSERT_FALSE(EC);
+    WriteBitcodeToFile(M, OS);
+  }
+
+  DistSummary run() {
+    Exec.Ran.clear();
+    Status = RecordingStatus();
+    return runBackends(List, Exec, Opts, Status);
+  }
+
+  unittest::TempDir Dir;
+  JobList List;
+  std::unique_ptr<BackendCache> Cache;
+  DistOptions Opts;
+  FakeExecutor Exec;
+  RecordingStatus Status;
+};
+
+TEST_F(DistributorTest, CacheHitsSkipTheExecutor) {
+  DistSummary First = run();
+  EXPECT_EQ(First.Executed, 2u);
+  EXPECT_EQ(First.CacheHits, 0u);
+  EXPECT_EQ(Exec.Ran.size(), 2u);
+
+  for (const BackendJob &Job : List.Jobs)
+    ASSERT_FALSE(sys::fs::remove(Job.output()));
+  DistSummary Second = run();
+  EXPECT_TRUE(Exec.Ran.empty());
+  EXPECT_EQ(Second.CacheHits, 2u);
+  EXPECT_EQ(Second.Executed, 0u);
+  EXPECT_EQ(Second.Failed, 0u);
+  for (const BackendJob &Job : List.Jobs)
+    EXPECT_EQ(readFile(Job.output()), Object);
+  EXPECT_TRUE(Status.Failures.empty());
+  EXPECT_TRUE(Status.Warnings.empty());
+}
+
+TEST_F(DistributorTest, DamagedEntryIsCountedAndRebuilt) {
+  run();
+  // Damage one entry: flip a byte of its object.
+  std::error_code EC;
+  sys::fs::directory_iterator It(Cache->directory(), EC);
+  ASSERT_FALSE(EC);
+  std::string Entry = It->path();
+  std::string Bytes = readFile(Entry);
+  Bytes[0] ^= 1;
+  writeFile(Entry, Bytes);
+
+  DistSummary Summary = run();
+  EXPECT_EQ(Summary.DamagedEntries, 1u);
+  EXPECT_EQ(Summary.CacheHits, 1u);
+  EXPECT_EQ(Summary.Executed, 1u);
+  EXPECT_EQ(Exec.Ran.size(), 1u);
+  EXPECT_EQ(Summary.Failed, 0u);
+  // Rebuilt: the next link hits both.
+  EXPECT_EQ(run().CacheHits, 2u);
+}
+
+TEST_F(DistributorTest, FailedJobRemovesOnlyItsOwnOutput) {
+  Opts.Cache = nullptr;
+  std::string Bystander = (Dir.path() + "/a.o.native.o.keep").str();
+  writeFile(Bystander, "not ours");
+  Exec.Play = [](const BackendJob &Job) {
+    if (sys::path::filename(Job.module()) != "a.o")
+      return writesObject(Job);
+    writeFile(Job.output(), "half an object");
+    ExecutionResult R = ExecutionResult::exited(1);
+    R.Output = "error: out of luck";
+    return R;
+  };
+  DistSummary Summary = run();
+  EXPECT_EQ(Summary.Failed, 1u);
+  EXPECT_EQ(Summary.Executed, 2u);
+  EXPECT_EQ(Status.Failures,
+            std::vector<std::string>{"a.o: exited with status 1"});
+  EXPECT_FALSE(sys::fs::exists(List.Jobs[0].output()));
+  EXPECT_EQ(readFile(List.Jobs[1].output()), Object);
+  // Its inputs and anything else stay.
+  for (const std::string &Input : List.Jobs[0].Inputs)
+    EXPECT_TRUE(sys::fs::exists(Input)) << Input;
+  EXPECT_EQ(readFile(Bystander), "not ours");
+}
+
+TEST_F(DistributorTest, SummaryCountsWhatHappened) {
+  Opts.Cache = nullptr;
+  Exec.Play = [](const BackendJob &Job) {
+    if (sys::path::filename(Job.module()) == "a.o")
+      return ExecutionResult::ended(ExitKind::NotStarted, "no compiler");
+    writeFile(Job.output(), "garbage");
+    return ExecutionResult::exited(0);
+  };
+  DistSummary Summary = run();
+  EXPECT_EQ(Summary.Jobs, 2u);
+  EXPECT_EQ(Summary.Executed, 1u); // a.o never started.
+  EXPECT_EQ(Summary.Failed, 2u);
+  EXPECT_EQ(Summary.CacheHits, 0u);
+  ASSERT_EQ(Status.Failures.size(), 2u);
+  llvm::sort(Status.Failures);
+  EXPECT_EQ(Status.Failures[0], "a.o: could not be started: no compiler");
+  EXPECT_EQ(Status.Failures[1].rfind("b.o: exited 0 but its output '", 0), 0u)
+      << Status.Failures[1];
+  EXPECT_NE(Status.Failures[1].find("' is not an object file: "),
+            std::string::npos)
+      << Status.Failures[1];
+  EXPECT_FALSE(sys::fs::exists(List.Jobs[1].output()));
+  EXPECT_EQ(Summary.format("fake").rfind(
+                "2 jobs: 0 cached, 1 executed, 2 failed (fake, 1 at once); "
+                "wall ",
+                0),
+            0u)
+      << Summary.format("fake");
+}
+
+TEST_F(DistributorTest, RemoteObjectIsCheckedAndRunsLocallyWhenBad) {
+  Exec.Play = [](const BackendJob &) {
+    ExecutionResult R;
+    R.Remote = true;
+    R.Object = "garbage from the farm";
+    return R;
+  };
+  Exec.Local = writesObject;
+  DistSummary Summary = run();
+  EXPECT_EQ(Summary.Failed, 0u);
+  EXPECT_EQ(Exec.RanLocally, 2u);
+  ASSERT_EQ(Status.Warnings.size(), 2u);
+  EXPECT_NE(Status.Warnings[0].find("' ran locally: the remote's object is "
+                                    "not an object file"),
+            std::string::npos)
+      << Status.Warnings[0];
+  // The local objects, not the farm's, are linked and cached.
+  for (const BackendJob &Job : List.Jobs)
+    EXPECT_EQ(readFile(Job.output()), Object);
+  EXPECT_EQ(run().CacheHits, 2u);
+
+  // A good object from the farm is written where the linker expects it.
+  Cache = nullptr;
+  Opts.Cache = nullptr;
+  Exec.Play = [](const BackendJob &) {
+    ExecutionResult R;
+    R.Remote = true;
+    R.Object = Object;
+    return R;
+  };
+  Exec.RanLocally = 0;
+  EXPECT_EQ(run().Failed, 0u);
+  EXPECT_EQ(Exec.RanLocally, 0u);
+  for (const BackendJob &Job : List.Jobs)
+    EXPECT_EQ(readFile(Job.output()), Object);
+}
+
+TEST_F(DistributorTest, RemoteObjectWithoutFallbackFails) {
+  Opts.Cache = nullptr;
+  Exec.Play = [](const BackendJob &) {
+    ExecutionResult R;
+    R.Remote = true;
+    R.Object = "";
+    return R;
+  };
+  DistSummary Summary = run();
+  EXPECT_EQ(Summary.Failed, 2u);
+  ASSERT_EQ(Status.Failures.size(), 2u);
+  EXPECT_NE(Status.Failures[0].find(": exited 0 on the remote but its output "),
+            std::string::npos)
+      << Status.Failures[0];
+  EXPECT_NE(Status.Failures[0].find("' is empty"), std::string::npos);
+}
+
+TEST(DescribeExecutionTest, OneSentencePerOutcome) {
+  EXPECT_EQ(describeExecution(ExecutionResult::exited(3)),
+            "exited with status 3");
+  ExecutionResult Crash =
+      ExecutionResult::ended(ExitKind::Signalled, "Segmentation fault");
+  EXPECT_EQ(describeExecution(Crash), "crashed: Segmentation fault");
+  EXPECT_EQ(describeExecution(
+                ExecutionResult::ended(ExitKind::NotStarted, "no compiler")),
+            "could not be started: no compiler");
+  ExecutionResult Remote = ExecutionResult::exited(2);
+  Remote.Remote = true;
+  EXPECT_EQ(describeExecution(Remote), "exited with status 2 on the remote");
+  ExecutionResult Unreachable =
+      ExecutionResult::ended(ExitKind::NotStarted, "server gone");
+  Unreachable.Remote = true;
+  EXPECT_EQ(describeExecution(Unreachable),
+            "could not run remotely: server gone");
+  ExecutionResult Slow = ExecutionResult::ended(ExitKind::TimedOut, "600 s");
+  Slow.Remote = true;
+  EXPECT_EQ(describeExecution(Slow), "timed out on the remote: 600 s");
+}
+
+} // namespace
