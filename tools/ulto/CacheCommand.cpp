@@ -25,14 +25,10 @@ namespace {
 
 constexpr StringLiteral ToolName = "ulto cache";
 
-raw_ostream &error() { return WithColor::error(errs(), ToolName); }
-
 int printStats(StringRef Dir, bool JSON) {
   Expected<CacheStats> Stats = readCacheStats(Dir);
-  if (!Stats) {
-    error() << toString(Stats.takeError()) << "\n";
-    return 1;
-  }
+  if (!Stats)
+    return reportErrors(ToolName, Stats.takeError());
   if (JSON) {
     json::OStream J(outs());
     J.object([&] {
@@ -49,38 +45,47 @@ int printStats(StringRef Dir, bool JSON) {
   return 0;
 }
 
+// What `ulto cache` was asked to do.
+struct CacheConfig {
+  bool Prune;
+  std::string Dir;
+  std::string Policy;
+  bool JSON;
+};
+
+Expected<CacheConfig> readCacheConfig(const opt::InputArgList &Args) {
+  Error Errors = unknownArguments(Args);
+  std::vector<std::string> Actions = Args.getAllArgValues(OPT_INPUT);
+  CacheConfig Config;
+  if (Actions.size() != 1 || (Actions[0] != "stats" && Actions[0] != "prune"))
+    addError(Errors, createStringError("expected one action: stats or prune"));
+  else
+    Config.Prune = Actions[0] == "prune";
+  Config.Dir =
+      Args.getLastArgValue(OPT_cache_dir, defaultCacheDirectory()).str();
+  Config.Policy = Args.getLastArgValue(OPT_policy, DefaultCachePolicy).str();
+  Config.JSON = Args.hasArg(OPT_json);
+  if (Errors)
+    return Errors;
+  if (Config.Dir.empty())
+    return createStringError("--cache-dir= needs a directory");
+  return Config;
+}
+
 } // namespace
 
 int ulto::cacheMain(ArrayRef<const char *> Args) {
-  CommandOptTable Table;
-  opt::InputArgList ArgList;
-  bool BadArgs;
-  if (!Table.parse(Args, ToolName, "ulto cache stats|prune [options]",
-                   "Manage the ThinLTO backend cache of ulto dist", ArgList,
-                   BadArgs))
+  std::optional<opt::InputArgList> ArgList =
+      CommandOptTable().parse(Args, "ulto cache stats|prune [options]",
+                              "Manage the ThinLTO backend cache of ulto dist");
+  if (!ArgList)
     return 0;
-  std::vector<std::string> Actions = ArgList.getAllArgValues(OPT_INPUT);
-  if (!BadArgs && (Actions.size() != 1 ||
-                   (Actions[0] != "stats" && Actions[0] != "prune"))) {
-    error() << "expected one action: stats or prune\n";
-    BadArgs = true;
-  }
-  if (BadArgs)
-    return 1;
+  Expected<CacheConfig> Config = readCacheConfig(*ArgList);
+  if (!Config)
+    return reportErrors(ToolName, Config.takeError());
 
-  std::string Dir =
-      ArgList.getLastArgValue(OPT_cache_dir, defaultCacheDirectory()).str();
-  if (Dir.empty()) {
-    error() << "--cache-dir= needs a directory\n";
-    return 1;
-  }
-  if (Actions[0] == "stats")
-    return printStats(Dir, ArgList.hasArg(OPT_json));
-
-  if (Error E = pruneBackendCache(
-          Dir, ArgList.getLastArgValue(OPT_policy, DefaultCachePolicy))) {
-    error() << toString(std::move(E)) << "\n";
-    return 1;
-  }
-  return printStats(Dir, ArgList.hasArg(OPT_json));
+  if (Config->Prune)
+    if (Error E = pruneBackendCache(Config->Dir, Config->Policy))
+      return reportErrors(ToolName, std::move(E));
+  return printStats(Config->Dir, Config->JSON);
 }

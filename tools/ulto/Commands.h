@@ -8,6 +8,8 @@
 #define ULTO_TOOLS_ULTO_COMMANDS_H
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
 
 namespace ulto {
 
@@ -22,6 +24,15 @@ int cacheMain(llvm::ArrayRef<const char *> Args);
 
 /// `ulto sdk check FILE...`: is this a universal bitcode SDK?
 int sdkMain(llvm::ArrayRef<const char *> Args);
+
+/// Prints each error in \p Errors as "<Tool>: error: <message>"; returns 1,
+/// the exit code of a command line that cannot run.
+int reportErrors(llvm::StringRef Tool, llvm::Error Errors);
+
+/// Adds \p E to \p Errors.
+inline void addError(llvm::Error &Errors, llvm::Error E) {
+  Errors = llvm::joinErrors(std::move(Errors), std::move(E));
+}
 
 } // namespace ulto
 

@@ -52,39 +52,23 @@ namespace {
 
 constexpr StringLiteral ToolName = "ulto dist";
 
-raw_ostream &error() { return WithColor::error(errs(), ToolName); }
-
-// Writes \p Path whole or not at all.
-bool writeFile(StringRef Path, function_ref<void(raw_ostream &)> Write) {
-  Error E = writeToOutput(Path, [&](raw_ostream &OS) {
+// Writes \p Path whole or not at all; the error names the path.
+Error writeFile(StringRef Path, function_ref<void(raw_ostream &)> Write) {
+  return writeToOutput(Path, [&](raw_ostream &OS) {
     Write(OS);
     return Error::success();
   });
-  if (!E)
-    return true;
-  error() << toString(std::move(E)) << "\n"; // It names the path.
-  return false;
 }
 
-// clang-22's executable, as its driver names itself.
-std::string Clang22Path;
-
-// Whether \p Compiler is the clang-22 whose libclang-cpp ulto runs on: then
-// ulto can run its jobs itself, with the very same code.
-bool isClang22(StringRef Compiler) {
+// clang-22's real path when \p Compiler is the clang-22 whose libclang-cpp
+// ulto runs on: then ulto can run its jobs itself, with the very same code.
+std::optional<std::string> findClang22(StringRef Compiler) {
   ErrorOr<std::string> Path = sys::findProgramByName(Compiler);
   SmallString<256> Real, Ours;
   if (!Path || sys::fs::real_path(*Path, Real) ||
       sys::fs::real_path(ULTO_LLVM_TOOLS_DIR "/clang", Ours) || Real != Ours)
-    return false;
-  Clang22Path = std::string(Ours);
-  return true;
-}
-
-// A fork server's child: clang-22's driver on the job's command line.
-int runClangJob(ArrayRef<const char *> Argv) {
-  clang::noteBottomOfStack();
-  return runClangDriver(Argv, Clang22Path);
+    return std::nullopt;
+  return std::string(Ours);
 }
 
 // A file's whole text, for certificates and tokens.
@@ -156,10 +140,8 @@ Expected<RemoteConfig> remoteConfig(const opt::InputArgList &ArgList) {
 int checkRemote(const RemoteConfig &Config) {
   Expected<RemoteCapabilities> Caps =
       fetchCapabilities(Config, std::chrono::seconds(10));
-  if (!Caps) {
-    error() << toString(Caps.takeError()) << "\n";
-    return 1;
-  }
+  if (!Caps)
+    return reportErrors(ToolName, Caps.takeError());
   outs() << "remote " << Config.URL;
   if (!Config.Instance.empty())
     outs() << " (instance '" << Config.Instance << "')";
@@ -177,47 +159,45 @@ int checkRemote(const RemoteConfig &Config) {
 }
 
 // A positive number option, or an error naming it.
-bool parseCount(const opt::InputArgList &ArgList, OptSpecifier Option,
-                unsigned &Value, bool AllowZero = false) {
-  const opt::Arg *A = ArgList.getLastArg(Option);
+Error parseCount(const opt::InputArgList &Args, OptSpecifier Option,
+                 unsigned &Value, bool AllowZero = false) {
+  const opt::Arg *A = Args.getLastArg(Option);
   if (!A)
-    return true;
+    return Error::success();
   if (!StringRef(A->getValue()).getAsInteger(10, Value) &&
       (Value != 0 || AllowZero))
-    return true;
-  error() << "invalid --" << A->getOption().getName().drop_back() << " value '"
-          << A->getValue() << "': expected a "
-          << (AllowZero ? "number" : "positive number") << "\n";
-  return false;
+    return Error::success();
+  return createStringError("invalid --%s value '%s': expected a %s",
+                           A->getOption().getName().drop_back().str().c_str(),
+                           A->getValue(),
+                           AllowZero ? "number" : "positive number");
 }
 
-// The remote executor's options; false after reporting what is wrong.
-bool remoteOptions(const opt::InputArgList &ArgList,
-                   RemoteExecutorOptions &Options) {
-  bool Ok = true;
-  for (StringRef Property : ArgList.getAllArgValues(OPT_remote_platform)) {
+// The remote executor's options.
+Error readRemoteOptions(const opt::InputArgList &Args,
+                        RemoteExecutorOptions &Options) {
+  Error Errors = Error::success();
+  for (StringRef Property : Args.getAllArgValues(OPT_remote_platform)) {
     auto [Name, Value] = Property.split('=');
-    if (Name.empty() || Name.size() == Property.size()) {
-      error() << "invalid --remote-platform value '" << Property
-              << "': expected NAME=VALUE\n";
-      Ok = false;
-    }
+    if (Name.empty() || Name.size() == Property.size())
+      addError(Errors, createStringError("invalid --remote-platform value "
+                                         "'%s': expected NAME=VALUE",
+                                         Property.str().c_str()));
     Options.Platform.push_back({Name.str(), Value.str()});
   }
-  Options.Compiler = ArgList.getLastArgValue(OPT_remote_compiler).str();
-  Options.ShipCompiler = ArgList.hasArg(OPT_remote_ship_compiler);
-  if (Options.ShipCompiler && !Options.Compiler.empty()) {
-    error() << "--remote-compiler and --remote-ship-compiler exclude each "
-               "other\n";
-    Ok = false;
-  }
+  Options.Compiler = Args.getLastArgValue(OPT_remote_compiler).str();
+  Options.ShipCompiler = Args.hasArg(OPT_remote_ship_compiler);
+  if (Options.ShipCompiler && !Options.Compiler.empty())
+    addError(Errors, createStringError("--remote-compiler and "
+                                       "--remote-ship-compiler exclude each "
+                                       "other"));
   unsigned Timeout = Options.Timeout.count();
-  Ok &= parseCount(ArgList, OPT_remote_retries, Options.Retries,
-                   /*AllowZero=*/true);
-  Ok &= parseCount(ArgList, OPT_remote_timeout, Timeout);
+  addError(Errors, parseCount(Args, OPT_remote_retries, Options.Retries,
+                              /*AllowZero=*/true));
+  addError(Errors, parseCount(Args, OPT_remote_timeout, Timeout));
   Options.Timeout = std::chrono::seconds(Timeout);
-  Options.LocalFallback = !ArgList.hasArg(OPT_no_local_fallback);
-  return Ok;
+  Options.LocalFallback = !Args.hasArg(OPT_no_local_fallback);
+  return Errors;
 }
 
 // The options from $ULTO_DIST_FLAGS, then \p Args, with @file arguments
@@ -233,179 +213,249 @@ SmallVector<const char *, 0> expandArgs(ArrayRef<const char *> Args,
   return Expanded;
 }
 
-} // namespace
-
-int ulto::distMain(ArrayRef<const char *> Args) {
-  CommandOptTable Table;
-  opt::InputArgList ArgList;
-  bool BadArgs;
-  BumpPtrAllocator Alloc;
-  StringSaver Saver(Alloc);
-  if (!Table.parse(expandArgs(Args, Saver), ToolName,
-                   "ulto dist [options] <jobs.json>",
-                   "Run the ThinLTO backend jobs of a distributed link",
-                   ArgList, BadArgs))
-    return 0;
-  std::optional<RemoteConfig> Remote;
-  if (ArgList.hasArg(OPT_remote)) {
-    Expected<RemoteConfig> Config = remoteConfig(ArgList);
-    if (!Config) {
-      error() << toString(Config.takeError()) << "\n";
-      return 1;
-    }
-    Remote = std::move(*Config);
-  }
-  if (ArgList.hasArg(OPT_check_remote)) {
-    if (!Remote) {
-      error() << "--check-remote needs --remote=grpc://host:port\n";
-      return 1;
-    }
-    return BadArgs ? 1 : checkRemote(*Remote);
-  }
-  DistOptions Opts;
-  unsigned RemoteJobs = 32;
-  BadArgs |= !parseCount(ArgList, OPT_jobs, Opts.Parallelism);
-  BadArgs |= !parseCount(ArgList, OPT_remote_jobs, RemoteJobs);
-  StringRef ExecutorName =
-      ArgList.getLastArgValue(OPT_executor, Remote ? "remote" : "local");
-  if (ExecutorName != "local" && ExecutorName != "remote") {
-    error() << "unknown executor '" << ExecutorName
-            << "'; executors: local, remote\n";
-    BadArgs = true;
-  } else if (ExecutorName == "remote" && !Remote) {
-    error() << "--executor=remote needs --remote=grpc://host:port\n";
-    BadArgs = true;
-  }
-  RemoteExecutorOptions RemoteOpts;
-  if (Remote)
-    BadArgs |= !remoteOptions(ArgList, RemoteOpts);
-  StringRef Progress = ArgList.getLastArgValue(OPT_progress, "auto");
-  std::optional<bool> ShowProgress =
+// --progress: whether to keep the live progress line.
+Expected<bool> readProgress(const opt::InputArgList &Args) {
+  StringRef Progress = Args.getLastArgValue(OPT_progress, "auto");
+  std::optional<bool> Show =
       StringSwitch<std::optional<bool>>(Progress)
           .Case("auto", sys::Process::StandardErrIsDisplayed())
           .Case("always", true)
           .Case("never", false)
           .Default(std::nullopt);
-  if (!ShowProgress) {
-    error() << "invalid --progress value '" << Progress
-            << "': expected auto, always or never\n";
-    BadArgs = true;
-  }
-  std::vector<std::string> Inputs = ArgList.getAllArgValues(OPT_INPUT);
-  if (Inputs.size() != 1 && !BadArgs) {
-    error() << (Inputs.empty() ? "no job list given"
-                               : "expected one job list, got " +
-                                     std::to_string(Inputs.size()))
-            << "\n";
-    BadArgs = true;
-  }
-  if (BadArgs)
-    return 1;
+  if (!Show)
+    return createStringError("invalid --progress value '%s': expected auto, "
+                             "always or never",
+                             Progress.str().c_str());
+  return *Show;
+}
 
-  Expected<JobList> List = readJobList(Inputs[0]);
-  if (!List) {
-    error() << toString(List.takeError()) << "\n";
-    return 1;
-  }
+enum class ExecutorKind { Local, Remote };
 
-  if (const opt::Arg *A = ArgList.getLastArg(OPT_emit_ninja))
-    if (!writeFile(A->getValue(),
-                   [&](raw_ostream &OS) { writeNinjaFile(*List, OS); }))
-      return 1;
+// Everything `ulto dist` was asked to do.
+struct DistConfig {
+  std::string JobList;
+  std::string NinjaFile;
+  std::string CacheDir;
+  std::string CachePolicy;
+  bool UseCache;
+  bool Spawn;
+  bool Progress;
+  bool Quiet;
+  std::string TraceFile;
+  unsigned Parallelism = 0;
+  ExecutorKind Executor;
+  std::optional<RemoteConfig> Remote;
+  bool CheckRemote;
+  RemoteExecutorOptions RemoteOptions;
+  unsigned RemoteJobs = 32;
+};
 
-  std::string CacheDir =
-      ArgList.getLastArgValue(OPT_cache_dir, defaultCacheDirectory()).str();
-  if (CacheDir.empty()) {
-    error() << "--cache-dir= needs a directory\n";
-    return 1;
+// The command line as a DistConfig, or every problem with it, in order.
+Expected<DistConfig> readDistConfig(const opt::InputArgList &Args) {
+  Error Errors = unknownArguments(Args);
+  DistConfig Config;
+  if (Args.hasArg(OPT_remote)) {
+    Expected<RemoteConfig> Remote = remoteConfig(Args);
+    if (!Remote)
+      return joinErrors(std::move(Errors), Remote.takeError());
+    Config.Remote = std::move(*Remote);
   }
-  std::string Policy =
-      ArgList.getLastArgValue(OPT_cache_policy, DefaultCachePolicy).str();
-  if (Error E = checkCachePolicy(Policy)) {
-    error() << toString(std::move(E)) << "\n";
-    return 1;
-  }
-  std::unique_ptr<BackendCache> Cache;
-  if (!ArgList.hasArg(OPT_no_cache)) {
-    Expected<std::unique_ptr<BackendCache>> Opened =
-        BackendCache::open(CacheDir);
-    if (!Opened) {
-      // A link must not fail for want of a cache.
-      WithColor::warning(errs(), ToolName)
-          << toString(Opened.takeError()) << "; running without a cache\n";
-    } else {
-      Cache = std::move(*Opened);
-      Opts.Cache = Cache.get();
-    }
+  Config.CheckRemote = Args.hasArg(OPT_check_remote);
+  if (Config.CheckRemote && !Config.Remote)
+    return createStringError("--check-remote needs --remote=grpc://host:port");
+  if (Config.CheckRemote)
+    return Errors ? Expected<DistConfig>(std::move(Errors)) : Config;
+
+  addError(Errors, parseCount(Args, OPT_jobs, Config.Parallelism));
+  addError(Errors, parseCount(Args, OPT_remote_jobs, Config.RemoteJobs));
+  StringRef Executor =
+      Args.getLastArgValue(OPT_executor, Config.Remote ? "remote" : "local");
+  Config.Executor =
+      Executor == "remote" ? ExecutorKind::Remote : ExecutorKind::Local;
+  if (Executor != "local" && Executor != "remote")
+    addError(Errors, createStringError("unknown executor '%s'; executors: "
+                                       "local, remote",
+                                       Executor.str().c_str()));
+  else if (Executor == "remote" && !Config.Remote)
+    addError(Errors, createStringError("--executor=remote needs "
+                                       "--remote=grpc://host:port"));
+  if (Config.Remote)
+    addError(Errors, readRemoteOptions(Args, Config.RemoteOptions));
+  if (Expected<bool> Progress = readProgress(Args))
+    Config.Progress = *Progress;
+  else
+    addError(Errors, Progress.takeError());
+  std::vector<std::string> Inputs = Args.getAllArgValues(OPT_INPUT);
+  if (Inputs.size() != 1 && !Errors)
+    addError(Errors, createStringError(
+                         Inputs.empty() ? "no job list given"
+                                        : "expected one job list, got " +
+                                              std::to_string(Inputs.size())));
+  if (Errors)
+    return Errors;
+
+  Config.JobList = Inputs[0];
+  Config.NinjaFile = Args.getLastArgValue(OPT_emit_ninja).str();
+  Config.CacheDir =
+      Args.getLastArgValue(OPT_cache_dir, defaultCacheDirectory()).str();
+  if (Config.CacheDir.empty())
+    return createStringError("--cache-dir= needs a directory");
+  Config.CachePolicy =
+      Args.getLastArgValue(OPT_cache_policy, DefaultCachePolicy).str();
+  if (Error E = checkCachePolicy(Config.CachePolicy))
+    return E;
+  Config.UseCache = !Args.hasArg(OPT_no_cache);
+  Config.Spawn = Args.hasArg(OPT_spawn);
+  Config.Quiet = Args.hasArg(OPT_quiet);
+  Config.TraceFile = Args.getLastArgValue(OPT_time_trace).str();
+  return Config;
+}
+
+// The cache, or none: a link must not fail for want of one.
+Expected<std::unique_ptr<BackendCache>> openCache(const DistConfig &Config) {
+  if (!Config.UseCache)
+    return nullptr;
+  Expected<std::unique_ptr<BackendCache>> Cache =
+      BackendCache::open(Config.CacheDir);
+  if (!Cache) {
+    WithColor::warning(errs(), ToolName)
+        << toString(Cache.takeError()) << "; running without a cache\n";
+    return nullptr;
   }
   // Pruning before the link never removes what this link stores.
-  if (Cache)
-    if (Error E = prunePeriodically(CacheDir, Policy)) {
-      error() << toString(std::move(E)) << "\n";
-      return 1;
-    }
+  if (Error E = prunePeriodically(Config.CacheDir, Config.CachePolicy))
+    return E;
+  return Cache;
+}
 
-  // Before any thread starts: the server is forked from this process.
+// Where the jobs run. The fork server is started before any thread: it is
+// forked from this process.
+struct Executors {
   std::unique_ptr<ForkServer> Server;
-  if (!ArgList.hasArg(OPT_spawn) && isClang22(List->compiler())) {
+  std::unique_ptr<LocalExecutor> Local;
+  std::unique_ptr<RemoteExecutor> Remote;
+
+  Executor &chosen() {
+    if (Remote)
+      return *Remote;
+    return *Local;
+  }
+};
+
+Expected<Executors> startExecutors(DistConfig &Config, const JobList &List,
+                                   DistOptions &Opts) {
+  Executors E;
+  std::optional<std::string> Clang22 = findClang22(List.compiler());
+  if (!Config.Spawn && Clang22) {
     InitializeAllTargets();
+    // A child runs clang-22's driver on the job's command line.
     Expected<std::unique_ptr<ForkServer>> Started =
-        ForkServer::start(runClangJob);
+        ForkServer::start([Clang = *Clang22](ArrayRef<const char *> Argv) {
+          clang::noteBottomOfStack();
+          return runClangDriver(Argv, Clang);
+        });
     if (Started)
-      Server = std::move(*Started);
+      E.Server = std::move(*Started);
     else
       WithColor::warning(errs(), ToolName)
           << toString(Started.takeError()) << "; starting a process per job\n";
   }
+  E.Local = std::make_unique<LocalExecutor>(E.Server.get());
+  if (Config.Executor != ExecutorKind::Remote)
+    return E;
 
-  StringRef TraceFile = ArgList.getLastArgValue(OPT_time_trace);
-  Opts.TimeTrace = !TraceFile.empty();
+  RemoteExecutorOptions &Remote = Config.RemoteOptions;
+  Remote.Server = *Config.Remote;
+  Remote.LocalJobs = Opts.Parallelism;
+  bool Fallback = Remote.LocalFallback;
+  Expected<std::unique_ptr<RemoteExecutor>> Connected =
+      RemoteExecutor::connect(std::move(Remote), *E.Local);
+  if (Connected) {
+    E.Remote = std::move(*Connected);
+    // Remote jobs wait on the network, not on this machine's cores.
+    Opts.Parallelism = Config.RemoteJobs;
+    Opts.Jobserver = false;
+  } else if (Fallback) {
+    WithColor::warning(errs(), ToolName)
+        << toString(Connected.takeError()) << "; running every job locally\n";
+  } else {
+    return Connected.takeError();
+  }
+  return E;
+}
+
+// Runs the backends, under LLVM's profiler when --time-trace asks.
+DistSummary runTraced(const DistConfig &Config, const JobList &List,
+                      Executor &Exec, DistOptions &Opts) {
+  Opts.TimeTrace = !Config.TraceFile.empty();
   if (Opts.TimeTrace)
     timeTraceProfilerInitialize(/*TimeTraceGranularity=*/0, ToolName);
+  TimeTraceScope Scope("ulto dist", List.LinkerOutput);
+  TerminalStatus Status(errs(), ToolName, Config.Progress, List.Jobs.size());
+  return runBackends(List, Exec, Opts, Status);
+}
 
-  LocalExecutor Local(Server.get());
-  Executor *Exec = &Local;
-  std::unique_ptr<RemoteExecutor> RemoteExec;
-  if (ExecutorName == "remote") {
-    RemoteOpts.Server = *Remote;
-    RemoteOpts.LocalJobs = Opts.Parallelism;
-    bool Fallback = RemoteOpts.LocalFallback;
-    Expected<std::unique_ptr<RemoteExecutor>> Connected =
-        RemoteExecutor::connect(std::move(RemoteOpts), Local);
-    if (Connected) {
-      RemoteExec = std::move(*Connected);
-      Exec = RemoteExec.get();
-      // Remote jobs wait on the network, not on this machine's cores.
-      Opts.Parallelism = RemoteJobs;
-      Opts.Jobserver = false;
-    } else if (Fallback) {
-      WithColor::warning(errs(), ToolName)
-          << toString(Connected.takeError()) << "; running every job locally\n";
-    } else {
-      error() << toString(Connected.takeError()) << "\n";
-      return 1;
-    }
-  }
+Error writeTrace(const DistConfig &Config) {
+  if (Config.TraceFile.empty())
+    return Error::success();
+  Error E = writeFile(Config.TraceFile, [](raw_ostream &OS) {
+    SmallString<0> Trace;
+    raw_svector_ostream TraceOS(Trace);
+    timeTraceProfilerWrite(TraceOS);
+    OS << Trace;
+  });
+  timeTraceProfilerCleanup();
+  return E;
+}
 
-  DistSummary Summary;
-  {
-    TimeTraceScope Scope("ulto dist", List->LinkerOutput);
-    TerminalStatus Status(errs(), ToolName, *ShowProgress, List->Jobs.size());
-    Summary = runBackends(*List, *Exec, Opts, Status);
-  }
+} // namespace
 
+int ulto::distMain(ArrayRef<const char *> Args) {
+  BumpPtrAllocator Alloc;
+  StringSaver Saver(Alloc);
+  std::optional<opt::InputArgList> ArgList = CommandOptTable().parse(
+      expandArgs(Args, Saver), "ulto dist [options] <jobs.json>",
+      "Run the ThinLTO backend jobs of a distributed link");
+  if (!ArgList)
+    return 0;
+  Expected<DistConfig> Config = readDistConfig(*ArgList);
+  if (!Config)
+    return reportErrors(ToolName, Config.takeError());
+  if (Config->CheckRemote)
+    return checkRemote(*Config->Remote);
+
+  // The jobs lld wrote, and their ninja file when asked for.
+  Expected<JobList> List = readJobList(Config->JobList);
+  if (!List)
+    return reportErrors(ToolName, List.takeError());
+  if (!Config->NinjaFile.empty())
+    if (Error E = writeFile(Config->NinjaFile, [&](raw_ostream &OS) {
+          writeNinjaFile(*List, OS);
+        }))
+      return reportErrors(ToolName, std::move(E));
+
+  DistOptions Opts;
+  Opts.Parallelism = Config->Parallelism;
+  Expected<std::unique_ptr<BackendCache>> Cache = openCache(*Config);
+  if (!Cache)
+    return reportErrors(ToolName, Cache.takeError());
+  Opts.Cache = Cache->get();
+
+  Expected<Executors> Exec = startExecutors(*Config, *List, Opts);
+  if (!Exec)
+    return reportErrors(ToolName, Exec.takeError());
+
+  // The backends, the trace, the summary; the link uses the objects only
+  // after a zero exit.
+  DistSummary Summary = runTraced(*Config, *List, Exec->chosen(), Opts);
   bool Ok = Summary.Failed == 0;
-  if (Opts.TimeTrace) {
-    Ok &= writeFile(TraceFile, [&](raw_ostream &OS) {
-      SmallString<0> Trace;
-      raw_svector_ostream TraceOS(Trace);
-      timeTraceProfilerWrite(TraceOS);
-      OS << Trace;
-    });
-    timeTraceProfilerCleanup();
+  if (Error E = writeTrace(*Config)) {
+    reportErrors(ToolName, std::move(E));
+    Ok = false;
   }
-  if (!ArgList.hasArg(OPT_quiet))
-    errs() << ToolName << ": " << Summary.format(Exec->name(), Exec->report())
+  if (!Config->Quiet)
+    errs() << ToolName << ": "
+           << Summary.format(Exec->chosen().name(), Exec->chosen().report())
            << "\n";
   return Ok ? 0 : 1;
 }

@@ -113,20 +113,17 @@ void printJSON(ArrayRef<LTOFileInfo> Results, raw_ostream &OS) {
 } // namespace
 
 int ulto::inspectMain(ArrayRef<const char *> Args) {
-  CommandOptTable Table;
-  opt::InputArgList ArgList;
-  bool BadArgs;
-  if (!Table.parse(Args, ToolName, "ulto inspect [options] <file>...",
-                   "Show the LTO modules in bitcode files and archives",
-                   ArgList, BadArgs))
+  std::optional<opt::InputArgList> ArgList = CommandOptTable().parse(
+      Args, "ulto inspect [options] <file>...",
+      "Show the LTO modules in bitcode files and archives");
+  if (!ArgList)
     return 0;
-  std::vector<std::string> Paths = ArgList.getAllArgValues(OPT_INPUT);
-  if (Paths.empty() && !BadArgs) {
-    WithColor::error(errs(), ToolName) << "no input files\n";
-    BadArgs = true;
-  }
-  if (BadArgs)
-    return 1;
+  Error Errors = unknownArguments(*ArgList);
+  std::vector<std::string> Paths = ArgList->getAllArgValues(OPT_INPUT);
+  if (Paths.empty() && !Errors)
+    addError(Errors, createStringError("no input files"));
+  if (Errors)
+    return reportErrors(ToolName, std::move(Errors));
 
   // Read every file; a corrupt one must not take the others down.
   std::vector<LTOFileInfo> Results = readLTOModuleInfoFiles(Paths);
@@ -139,7 +136,7 @@ int ulto::inspectMain(ArrayRef<const char *> Args) {
     WithColor::error(errs(), ToolName) << R.Path << ": " << R.Error << "\n";
     Failed = true;
   }
-  if (ArgList.hasArg(OPT_json))
+  if (ArgList->hasArg(OPT_json))
     printJSON(Results, outs());
   else
     printTable(Results, outs());

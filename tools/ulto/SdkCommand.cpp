@@ -93,34 +93,50 @@ void printVerdict(const SdkReport &Report, ArrayRef<std::string> Paths,
   OS << ", readable by LLVM " LLVM_VERSION_STRING << "\n";
 }
 
+// What `ulto sdk check` was asked to do.
+struct SdkConfig {
+  std::vector<std::string> Paths;
+  bool AllowNative;
+  bool JSON;
+};
+
+Expected<SdkConfig> readSdkConfig(const opt::InputArgList &Args) {
+  Error Errors = unknownArguments(Args);
+  SdkConfig Config;
+  Config.Paths = Args.getAllArgValues(OPT_INPUT);
+  Config.AllowNative = Args.hasArg(OPT_allow_native);
+  Config.JSON = Args.hasArg(OPT_json);
+  if (Config.Paths.empty() || Config.Paths[0] != "check")
+    addError(Errors, createStringError("expected 'check', as in: ulto sdk "
+                                       "check <archive>..."));
+  else if (Config.Paths.erase(Config.Paths.begin()); Config.Paths.empty())
+    addError(Errors, createStringError("no input files"));
+  if (Errors)
+    return Errors;
+  return Config;
+}
+
 } // namespace
 
 int ulto::sdkMain(ArrayRef<const char *> Args) {
-  CommandOptTable Table;
-  opt::InputArgList ArgList;
-  bool BadArgs;
-  if (!Table.parse(
-          Args, ToolName, "ulto sdk check [options] <archive|object>...",
-          "Check that bitcode archives form a universal SDK", ArgList, BadArgs))
+  std::optional<opt::InputArgList> ArgList = CommandOptTable().parse(
+      Args, "ulto sdk check [options] <archive|object>...",
+      "Check that bitcode archives form a universal SDK");
+  if (!ArgList)
     return 0;
-  std::vector<std::string> Paths = ArgList.getAllArgValues(OPT_INPUT);
-  if (!BadArgs && (Paths.empty() || Paths[0] != "check")) {
-    WithColor::error(errs(), "ulto sdk")
-        << "expected 'check', as in: ulto sdk check <archive>...\n";
-    return 1;
+  Expected<SdkConfig> Config = readSdkConfig(*ArgList);
+  if (!Config) {
+    // Without its action, the command is not yet "sdk check".
+    std::vector<std::string> Inputs = ArgList->getAllArgValues(OPT_INPUT);
+    bool Check = !Inputs.empty() && Inputs[0] == "check";
+    return reportErrors(Check ? ToolName : "ulto sdk", Config.takeError());
   }
-  Paths.erase(Paths.begin());
-  if (Paths.empty() && !BadArgs) {
-    WithColor::error(errs(), ToolName) << "no input files\n";
-    BadArgs = true;
-  }
-  if (BadArgs)
-    return 1;
+  const std::vector<std::string> &Paths = Config->Paths;
 
   SdkReport Report =
-      checkSdk(readLTOModuleInfoFiles(Paths), ArgList.hasArg(OPT_allow_native));
+      checkSdk(readLTOModuleInfoFiles(Paths), Config->AllowNative);
 
-  if (ArgList.hasArg(OPT_json)) {
+  if (Config->JSON) {
     printJSON(Report, outs());
   } else {
     for (const SdkFinding &F : Report.Errors)

@@ -54,6 +54,13 @@ std::string commandList() {
 
 } // namespace
 
+int ulto::reportErrors(StringRef Tool, Error Errors) {
+  handleAllErrors(std::move(Errors), [&](const ErrorInfoBase &E) {
+    WithColor::error(errs(), Tool) << E.message() << "\n";
+  });
+  return 1;
+}
+
 int main(int Argc, char **Argv) {
   InitLLVM X(Argc, Argv);
 

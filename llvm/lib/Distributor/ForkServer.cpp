@@ -43,7 +43,7 @@ void onChildExited(int) {
 }
 
 [[noreturn]] void runChild(int Socket, int WakeRead, ArrayRef<char> Request,
-                           ForkServer::MainFn Main) {
+                           const ForkServer::MainFn &Main) {
   signal(SIGCHLD, SIG_DFL);
   close(Socket);
   close(WakeRead);
@@ -67,7 +67,7 @@ void onChildExited(int) {
   _exit(Code);
 }
 
-[[noreturn]] void serve(int Socket, ForkServer::MainFn Main) {
+[[noreturn]] void serve(int Socket, const ForkServer::MainFn &Main) {
   int Wake[2];
   if (pipe2(Wake, O_CLOEXEC | O_NONBLOCK) != 0)
     _exit(1);
@@ -129,7 +129,7 @@ void onChildExited(int) {
 
 } // namespace
 
-Expected<std::unique_ptr<ForkServer>> ForkServer::start(MainFn Main) {
+Expected<std::unique_ptr<ForkServer>> ForkServer::start(const MainFn &Main) {
   int Fds[2];
   if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, Fds) != 0)
     return createStringError(std::error_code(errno, std::generic_category()),

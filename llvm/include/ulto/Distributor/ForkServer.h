@@ -22,6 +22,7 @@
 #include "llvm/Support/Error.h"
 
 #include <condition_variable>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -32,10 +33,10 @@ namespace ulto {
 class ForkServer {
 public:
   /// What each child runs: a compiler's main function over its command line.
-  using MainFn = int (*)(llvm::ArrayRef<const char *> Argv);
+  using MainFn = std::function<int(llvm::ArrayRef<const char *> Argv)>;
 
   /// Starts the server. Must be called while the process has one thread.
-  static llvm::Expected<std::unique_ptr<ForkServer>> start(MainFn Main);
+  static llvm::Expected<std::unique_ptr<ForkServer>> start(const MainFn &Main);
 
   /// Stops the server once its running jobs have finished.
   ~ForkServer();
