@@ -23,6 +23,7 @@
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/TimeProfiler.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -49,6 +50,9 @@ struct Options {
   /// Where the last --lto= stands in the arguments.
   std::optional<unsigned> LTOModeIndex;
   bool Verbose = false;
+  /// --time-trace: ld.ulto's checks go into lld's trace.
+  bool TimeTrace = false;
+  unsigned TimeTraceGranularity = 500;
   bool HasDistributor = false;
   bool HasRemoteCompiler = false;
 };
@@ -103,6 +107,10 @@ Options readOptions(ArrayRef<const char *> Args) {
       Opts.HasRemoteCompiler = true;
     else if (Name == "verbose" || Name == "save-temps")
       Opts.Verbose = true;
+    else if (Name == "time-trace" || Name == "time-trace=")
+      Opts.TimeTrace = true;
+    else if (Name == "time-trace-granularity=")
+      Value.getAsInteger(10, Opts.TimeTraceGranularity);
   }
   Opts.Request.Roots.push_back(Entry);
   return Opts;
@@ -165,6 +173,7 @@ distributedLinkArgs(const char *Argv0, const Options &Opts,
 
 // Checks the bitcode the link loads; false after reporting errors.
 bool checkBitcodeInputs(const Options &Opts) {
+  TimeTraceScope Scope("ld.ulto checks");
   Expected<ulto::LoadedFiles> Files = ulto::loadLinkInputs(Opts.Request);
   if (!Files) {
     reportError(toString(Files.takeError()));
@@ -214,11 +223,20 @@ int main(int Argc, char **Argv) {
   // Refuse, before LTO runs and before any output is written, what unified
   // LTO would reject without naming a file or would merge silently. An
   // unknown --lto= value is lld's to report.
-  if (Opts.Mode && !checkBitcodeInputs(Opts))
+  // Under --time-trace, the checks are a record of their own, which lld's
+  // profiler writes with its own (LLVM's per-thread profilers are written
+  // together).
+  if (Opts.TimeTrace)
+    timeTraceProfilerInitialize(Opts.TimeTraceGranularity, "ld.ulto");
+  bool Checked = !Opts.Mode || checkBitcodeInputs(Opts);
+  if (Opts.TimeTrace)
+    timeTraceProfilerFinishThread();
+  if (!Checked)
     return 1;
 
   // The link itself: lld's ELF driver, in this process.
   SmallVector<const char *, 256> LLDArgs = {Argv[0], "-flavor", "gnu"};
+  const size_t FirstLinkArg = LLDArgs.size();
   LLDArgs.append(Args.begin(), Args.end());
   std::vector<std::string> DistArgs;
   if (Distributed) {
@@ -226,7 +244,7 @@ int main(int Argc, char **Argv) {
     if (DistArgs.empty())
       return 1;
     // --lto=thin replaces --lto=distributed where it stood.
-    LLDArgs[3 + *Opts.LTOModeIndex] = DistArgs[0].c_str();
+    LLDArgs[FirstLinkArg + *Opts.LTOModeIndex] = DistArgs[0].c_str();
     for (const std::string &Arg : ArrayRef(DistArgs).drop_front())
       LLDArgs.push_back(Arg.c_str());
   }
