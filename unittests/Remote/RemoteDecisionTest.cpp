@@ -128,10 +128,8 @@ TEST(RemoteDecisionTest, RulesHoldInEveryCase) {
             // A failed call is never done.
             EXPECT_NE(D.Step, RemoteStep::Done);
             // Without fallback nothing runs here; with it nothing fails.
-            if (Policy.LocalFallback)
-              EXPECT_NE(D.Step, RemoteStep::Fail);
-            else
-              EXPECT_NE(D.Step, RemoteStep::RunLocally);
+            EXPECT_NE(D.Step, Policy.LocalFallback ? RemoteStep::Fail
+                                                   : RemoteStep::RunLocally);
             // Only an unreachable server, not an action, is lost, and only
             // once.
             EXPECT_EQ(D.LoseRemote, D.Step != RemoteStep::Attempt &&
@@ -141,14 +139,16 @@ TEST(RemoteDecisionTest, RulesHoldInEveryCase) {
               EXPECT_NE(D.Fallback, FallbackKind::None);
               EXPECT_NE(D.Fallback, FallbackKind::FailedRemotely);
               EXPECT_EQ(D.Fallback == FallbackKind::RemoteLost, D.LoseRemote);
-              if (Lost)
+              if (Lost) {
                 EXPECT_EQ(D.Fallback, FallbackKind::AfterRemoteLost);
+              }
             }
-            if (D.Step == RemoteStep::Fail)
+            if (D.Step == RemoteStep::Fail) {
               EXPECT_EQ(D.Exit,
                         ActionFailed && Status == StatusCode::DEADLINE_EXCEEDED
                             ? ExitKind::TimedOut
                             : ExitKind::NotStarted);
+            }
           }
 }
 

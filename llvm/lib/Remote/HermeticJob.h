@@ -13,8 +13,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef ULTO_REMOTE_HERMETICJOB_H
-#define ULTO_REMOTE_HERMETICJOB_H
+#ifndef ULTO_LIB_REMOTE_HERMETICJOB_H
+#define ULTO_LIB_REMOTE_HERMETICJOB_H
 
 #include "ulto/Distributor/JobList.h"
 
@@ -52,4 +52,4 @@ llvm::Expected<HermeticJob> makeHermetic(const JobList &List,
 
 } // namespace ulto
 
-#endif // ULTO_REMOTE_HERMETICJOB_H
+#endif // ULTO_LIB_REMOTE_HERMETICJOB_H

@@ -9,8 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef ULTO_REMOTE_REMOTEDECISION_H
-#define ULTO_REMOTE_REMOTEDECISION_H
+#ifndef ULTO_LIB_REMOTE_REMOTEDECISION_H
+#define ULTO_LIB_REMOTE_REMOTEDECISION_H
 
 #include "ulto/Distributor/Executor.h"
 
@@ -69,4 +69,4 @@ RemoteDecision decideRemoteStep(const RemoteAttempt &A, bool RemoteLost,
 
 } // namespace ulto
 
-#endif // ULTO_REMOTE_REMOTEDECISION_H
+#endif // ULTO_LIB_REMOTE_REMOTEDECISION_H

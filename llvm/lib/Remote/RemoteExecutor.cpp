@@ -73,6 +73,20 @@ struct Outcome {
   bool ActionFailed = false;
 };
 
+/// One job's way through the remote: its action and what came of it.
+struct RemoteJob {
+  RemoteJob(const JobList &List, const BackendJob &Job)
+      : List(List), Job(Job) {}
+
+  const JobList &List;
+  const BackendJob &Job;
+  RemoteAttempt Attempt;
+  std::optional<Action> A;
+  Outcome Out;
+  /// What went wrong remotely, in the remote's words.
+  std::string Why;
+};
+
 std::string formatBytes(uint64_t Bytes) {
   std::string S;
   raw_string_ostream OS(S);
@@ -114,8 +128,9 @@ struct RemoteExecutor::Impl {
   std::string fetchOutput(const reapi::ActionResult &Result, Action &A);
   std::string remoteCommand(const Action &A) const;
   ExecutionResult runLocally(const JobList &List, const BackendJob &Job);
-  ExecutionResult carryOut(const RemoteDecision &D, const JobList &List,
-                           const BackendJob &Job, std::string Why);
+  RemoteDecision decide(const RemoteAttempt &Attempt);
+  void attemptOnce(RemoteJob &R);
+  ExecutionResult finish(const RemoteDecision &D, RemoteJob &R);
 
   RemoteExecutorOptions Options;
   Executor &Local;
@@ -373,20 +388,94 @@ ExecutionResult RemoteExecutor::Impl::runLocally(const JobList &List,
   return Result;
 }
 
-// A decision to run the job here or to fail it, carried out; \p Why is the
-// remote's side of the story.
-ExecutionResult RemoteExecutor::Impl::carryOut(const RemoteDecision &D,
-                                               const JobList &List,
-                                               const BackendJob &Job,
-                                               std::string Why) {
+// The next step, with the link's knowledge of the remote: whoever records
+// the remote's loss first says so; the others were late.
+RemoteDecision RemoteExecutor::Impl::decide(const RemoteAttempt &Attempt) {
+  RemotePolicy Policy{Options.Retries, Options.LocalFallback};
+  RemoteDecision D = decideRemoteStep(Attempt, Down, Policy);
+  if (D.LoseRemote && Down.exchange(true))
+    D = decideRemoteStep(Attempt, /*RemoteLost=*/true, Policy);
+  return D;
+}
+
+// Prepares the action the first time, backs off before a retry, then calls.
+void RemoteExecutor::Impl::attemptOnce(RemoteJob &R) {
+  if (!R.A) {
+    Expected<Action> Prepared = prepare(R.List, R.Job);
+    if (!Prepared) {
+      R.Attempt.Kind = RemoteAttempt::NotPrepared;
+      R.Why = toString(Prepared.takeError());
+      return;
+    }
+    R.A = std::move(*Prepared);
+    InputBytes += R.A->InputBytes;
+  } else {
+    // Exponential backoff, with jitter so that jobs do not retry in step.
+    std::mt19937 Jitter(std::hash<std::string>()(R.A->Digest.hash()) +
+                        R.Attempt.Attempts);
+    auto Delay =
+        Options.Backoff * (1u << std::min(R.Attempt.Attempts - 1, 10u));
+    std::this_thread::sleep_for(
+        Delay / 2 + std::chrono::milliseconds(Jitter() % (Delay.count() + 1)));
+  }
+
+  unsigned Now = ++InFlight;
+  unsigned Most = MostInFlight;
+  while (Now > Most && !MostInFlight.compare_exchange_weak(Most, Now))
+    ;
+  R.Out = Outcome();
+  grpc::Status Status = attempt(*R.A, R.Out);
+  --InFlight;
+  RemoteAttempt &A = R.Attempt;
+  ++A.Attempts;
+  A.Kind = Status.ok() ? RemoteAttempt::Ran : RemoteAttempt::CallFailed;
+  A.Status = Status.error_code();
+  A.ActionFailed = R.Out.ActionFailed;
+  A.ExitCode = R.Out.Result.exit_code();
+  if (!Status.ok())
+    R.Why = Server.describe("running the job", Status) + " (" +
+            std::to_string(A.Attempts) +
+            (A.Attempts == 1 ? " attempt)" : " attempts)");
+}
+
+// Carries out a decision other than another attempt.
+ExecutionResult RemoteExecutor::Impl::finish(const RemoteDecision &D,
+                                             RemoteJob &R) {
+  ExecutionResult Result;
+  if (D.Step == RemoteStep::Done) {
+    (R.Out.CacheHit ? CacheHits : Executed) += 1;
+    Result.Remote = true;
+    Result.RemoteCacheHit = R.Out.CacheHit;
+    Result.Object = std::move(R.Out.Object);
+    return Result;
+  }
+  // An action that ran and failed tells its story in its output.
+  std::string RemoteOutput;
+  if (R.Attempt.Kind == RemoteAttempt::Ran)
+    RemoteOutput = "remote command: " + remoteCommand(*R.A) + "\n" +
+                   fetchOutput(R.Out.Result, *R.A);
   if (D.Step == RemoteStep::RunLocally) {
-    ExecutionResult Result = runLocally(List, Job);
+    Result = runLocally(R.List, R.Job);
     Result.Fallback = D.Fallback;
-    Result.FallbackReason = std::move(Why);
+    Result.FallbackReason = std::move(R.Why);
+    if (D.Fallback == FallbackKind::FailedRemotely) {
+      Result.FallbackReason =
+          describeExecution(ExecutionResult::exited(R.Attempt.ExitCode));
+      Result.RemoteOutput = std::move(RemoteOutput);
+    }
     return Result;
   }
   assert(D.Step == RemoteStep::Fail && "not a decision to carry out");
-  ExecutionResult Result = ExecutionResult::ended(D.Exit, std::move(Why));
+  if (D.Exit == ExitKind::Exited) {
+    ++Executed;
+    Result = ExecutionResult::exited(R.Attempt.ExitCode);
+    Result.Output = std::move(RemoteOutput);
+  } else {
+    Result =
+        ExecutionResult::ended(D.Exit, R.Attempt.Kind == RemoteAttempt::None
+                                           ? "the remote failed earlier"
+                                           : std::move(R.Why));
+  }
   Result.Remote = true;
   return Result;
 }
@@ -420,89 +509,12 @@ std::string RemoteExecutor::name() const {
 
 ExecutionResult RemoteExecutor::run(const JobList &List,
                                     const BackendJob &Job) {
-  RemotePolicy Policy{I->Options.Retries, I->Options.LocalFallback};
-  RemoteAttempt Attempt;
-  std::optional<Action> A;
-  Outcome Out;
-  grpc::Status Status;
-  std::string Why; // What went wrong remotely, in the remote's words.
-  // The attempt loop: each turn decides, then calls or returns.
+  RemoteJob R(List, Job);
   while (true) {
-    RemoteDecision D = decideRemoteStep(Attempt, I->Down, Policy);
-    // Whoever records the loss first says so; the others were late.
-    if (D.LoseRemote && I->Down.exchange(true))
-      D = decideRemoteStep(Attempt, /*RemoteLost=*/true, Policy);
-    switch (D.Step) {
-    case RemoteStep::Attempt:
-      break;
-    case RemoteStep::Done: {
-      (Out.CacheHit ? I->CacheHits : I->Executed) += 1;
-      ExecutionResult Result;
-      Result.Remote = true;
-      Result.RemoteCacheHit = Out.CacheHit;
-      Result.Object = std::move(Out.Object);
-      return Result;
-    }
-    case RemoteStep::RunLocally:
-    case RemoteStep::Fail:
-      if (D.Fallback == FallbackKind::FailedRemotely ||
-          (D.Step == RemoteStep::Fail && D.Exit == ExitKind::Exited)) {
-        // The action ran and failed: what it said is the story.
-        ExecutionResult Remote = ExecutionResult::exited(Attempt.ExitCode);
-        std::string Output = "remote command: " + I->remoteCommand(*A) + "\n" +
-                             I->fetchOutput(Out.Result, *A);
-        if (D.Step == RemoteStep::Fail) {
-          ++I->Executed;
-          Remote.Remote = true;
-          Remote.Output = std::move(Output);
-          return Remote;
-        }
-        ExecutionResult Result = I->carryOut(D, List, Job, "");
-        Result.FallbackReason = describeExecution(Remote);
-        Result.RemoteOutput = std::move(Output);
-        return Result;
-      }
-      if (Attempt.Kind == RemoteAttempt::None)
-        Why = "the remote failed earlier";
-      return I->carryOut(D, List, Job, std::move(Why));
-    }
-
-    if (!A) {
-      Expected<Action> Prepared = I->prepare(List, Job);
-      if (!Prepared) {
-        Attempt.Kind = RemoteAttempt::NotPrepared;
-        Why = toString(Prepared.takeError());
-        continue;
-      }
-      A = std::move(*Prepared);
-      I->InputBytes += A->InputBytes;
-    } else {
-      // Exponential backoff, with jitter so that jobs do not retry in step.
-      std::mt19937 Jitter(std::hash<std::string>()(A->Digest.hash()) +
-                          Attempt.Attempts);
-      auto Delay =
-          I->Options.Backoff * (1u << std::min(Attempt.Attempts - 1, 10u));
-      std::this_thread::sleep_for(
-          Delay / 2 +
-          std::chrono::milliseconds(Jitter() % (Delay.count() + 1)));
-    }
-
-    unsigned Now = ++I->InFlight;
-    unsigned Most = I->MostInFlight;
-    while (Now > Most && !I->MostInFlight.compare_exchange_weak(Most, Now))
-      ;
-    Out = Outcome();
-    Status = I->attempt(*A, Out);
-    --I->InFlight;
-    ++Attempt.Attempts;
-    Attempt.Status = Status.error_code();
-    Attempt.ActionFailed = Out.ActionFailed;
-    Attempt.ExitCode = Out.Result.exit_code();
-    Attempt.Kind = Status.ok() ? RemoteAttempt::Ran : RemoteAttempt::CallFailed;
-    if (!Status.ok())
-      Why = I->Server.describe("running the job", Status) + " (" +
-            std::to_string(Attempt.Attempts) +
-            (Attempt.Attempts == 1 ? " attempt)" : " attempts)");
+    RemoteDecision D = I->decide(R.Attempt);
+    if (D.Step != RemoteStep::Attempt)
+      return I->finish(D, R);
+    I->attemptOnce(R);
   }
 }
 
