@@ -37,8 +37,8 @@ struct BitcodeInput {
 llvm::Expected<std::vector<BitcodeInput>>
 readBitcodeInputs(const std::vector<LoadedFile> &Files);
 
-/// One message per input that --lto=thin|full cannot link: bitcode that is
-/// not unified. Empty for other modes.
+/// One message per input that --lto=thin|full|distributed cannot link:
+/// bitcode that is not unified. Empty for --lto=default.
 std::vector<std::string> checkUnified(const std::vector<BitcodeInput> &Inputs,
                                       LTOMode Mode);
 
