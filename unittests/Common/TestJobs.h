@@ -10,6 +10,7 @@
 
 #include "ulto/Distributor/JobList.h"
 
+#include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/Bitcode/BitcodeWriter.h"
 #include "llvm/IR/ModuleSummaryIndex.h"
 #include "llvm/ObjectYAML/yaml2obj.h"
@@ -66,6 +67,18 @@ inline std::string shard(llvm::StringRef ModulePath, llvm::StringRef ImportPath,
   writeIndexToFile(Index, OS, /*ModuleToSummariesForIndex=*/nullptr,
                    &Declarations);
   return Bytes;
+}
+
+/// The index shard in \p Bytes; null, failing the test, if it is not one.
+inline std::unique_ptr<llvm::ModuleSummaryIndex>
+readShard(llvm::StringRef Bytes) {
+  llvm::Expected<std::unique_ptr<llvm::ModuleSummaryIndex>> Index =
+      llvm::getModuleSummaryIndex(llvm::MemoryBufferRef(Bytes, "shard"));
+  if (!Index) {
+    ADD_FAILURE() << llvm::toString(Index.takeError());
+    return nullptr;
+  }
+  return std::move(*Index);
 }
 
 /// Writes \p Bytes to \p Path.

@@ -9,7 +9,6 @@
 
 #include "Common/ErrorText.h"
 #include "Common/TestJobs.h"
-#include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/IR/ModuleSummaryIndex.h"
 #include "gtest/gtest.h"
 
@@ -18,13 +17,6 @@ using namespace ulto;
 using namespace ulto::test;
 
 namespace {
-
-std::unique_ptr<ModuleSummaryIndex> read(StringRef Bytes) {
-  Expected<std::unique_ptr<ModuleSummaryIndex>> Index =
-      getModuleSummaryIndex(MemoryBufferRef(Bytes, "shard"));
-  EXPECT_EQ(errorText(Index), "");
-  return Index ? std::move(*Index) : nullptr;
-}
 
 TEST(IndexShardTest, RenamesEveryModuleAndKeepsWhatTheBackendReads) {
   std::string Original = shard("/abs/lib (1).a(m.o at 8).o", "../b.o", 100,
@@ -35,7 +27,7 @@ TEST(IndexShardTest, RenamesEveryModuleAndKeepsWhatTheBackendReads) {
         return Path == "../b.o" ? "m/0000-b.o" : "m/0001-m.o";
       });
   ASSERT_EQ(errorText(Renamed), "");
-  std::unique_ptr<ModuleSummaryIndex> Index = read(*Renamed);
+  std::unique_ptr<ModuleSummaryIndex> Index = readShard(*Renamed);
   ASSERT_TRUE(Index);
 
   std::vector<std::string> Paths;

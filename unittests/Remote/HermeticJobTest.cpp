@@ -13,7 +13,6 @@
 #include "Common/ErrorText.h"
 #include "Common/TestJobs.h"
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/IR/ModuleSummaryIndex.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -25,13 +24,6 @@ using namespace ulto;
 using namespace ulto::test;
 
 namespace {
-
-std::unique_ptr<ModuleSummaryIndex> read(StringRef Bytes) {
-  Expected<std::unique_ptr<ModuleSummaryIndex>> Index =
-      getModuleSummaryIndex(MemoryBufferRef(Bytes, "shard"));
-  EXPECT_EQ(errorText(Index), "");
-  return Index ? std::move(*Index) : nullptr;
-}
 
 // Names from BLAKE3 digests.
 Expected<HermeticJob> makeHermeticBLAKE3(const JobList &List) {
@@ -71,7 +63,7 @@ TEST(HermeticJobTest, NamesFilesByContentInTheLocalOrder) {
                 "-c", "-O2", "-fprofile-sample-use=" + Job.Files[2].Path,
                 Job.Files[1].Path, "-fthinlto-index=index.thinlto.bc", "-o",
                 "backend.o"}));
-  std::unique_ptr<ModuleSummaryIndex> Index = read(Job.Shard);
+  std::unique_ptr<ModuleSummaryIndex> Index = readShard(Job.Shard);
   ASSERT_TRUE(Index);
   EXPECT_TRUE(Index->modulePaths().count(Job.Files[0].Path));
   EXPECT_TRUE(Index->modulePaths().count(Job.Files[1].Path));
