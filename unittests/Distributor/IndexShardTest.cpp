@@ -1,7 +1,8 @@
 //===- IndexShardTest.cpp - Shards renamed structurally -------------------===//
 //
 // renameShardModules on shards written by LLVM's bitcode writer: every
-// module and summary renamed, hashes and import-as-declaration marks kept.
+// module and summary renamed, hashes and import-as-declaration marks kept,
+// CFI function lists kept whole, the same content the same bytes.
 //
 //===----------------------------------------------------------------------===//
 
@@ -10,7 +11,9 @@
 #include "Common/ErrorText.h"
 #include "Common/TestJobs.h"
 #include "llvm/Bitcode/BitcodeReader.h"
+#include "llvm/Bitcode/BitcodeWriter.h"
 #include "llvm/IR/ModuleSummaryIndex.h"
+#include "llvm/Support/raw_ostream.h"
 #include "gtest/gtest.h"
 
 using namespace llvm;
@@ -53,6 +56,115 @@ TEST(IndexShardTest, RenamesEveryModuleAndKeepsWhatTheBackendReads) {
             GlobalValueSummary::Declaration);
   EXPECT_EQ(Own.getSummaryList()[0]->importType(),
             GlobalValueSummary::Definition);
+}
+
+Expected<std::string> prefixModules(StringRef Shard) {
+  return renameShardModules(MemoryBufferRef(Shard, "shard"),
+                            [](StringRef Path) -> Expected<std::string> {
+                              return ("m/" + Path).str();
+                            });
+}
+
+std::vector<std::string> sorted(std::vector<StringRef> Names) {
+  llvm::sort(Names);
+  return std::vector<std::string>(Names.begin(), Names.end());
+}
+
+// main.o's shard as lld writes it from the whole link's index: main.o's
+// table points at f1 and f2 in lib.o, which the job does not import, so the
+// shard holds the table's summary but not f1's or f2's. The CFI lists name
+// them all the same (and g, which nothing here references).
+std::string shardWithCfi(bool F2IsDef) {
+  ModuleSummaryIndex Index(/*HaveGVs=*/false);
+  Index.addModule("main.o", ModuleHash{{1, 1, 1, 1, 1}});
+  Index.addModule("lib.o", ModuleHash{{2, 2, 2, 2, 2}});
+  GlobalValueSummary::GVFlags Flags(
+      GlobalValue::ExternalLinkage, GlobalValue::DefaultVisibility,
+      /*NotEligibleToImport=*/false, /*Live=*/true, /*IsLocal=*/true,
+      /*CanAutoHide=*/false, GlobalValueSummary::Definition);
+  SmallVector<ValueInfo, 2> Refs;
+  for (StringRef Name : {"f1", "f2"}) {
+    GlobalValue::GUID GUID = GlobalValue::getGUIDAssumingExternalLinkage(Name);
+    SmallVector<FunctionSummary::EdgeTy, 0> NoCalls;
+    auto F = std::make_unique<FunctionSummary>(
+        FunctionSummary::makeDummyFunctionSummary(std::move(NoCalls)));
+    F->setModulePath(Index.getModule("lib.o")->first());
+    Index.addGlobalValueSummary(Index.getOrInsertValueInfo(GUID), std::move(F));
+    Refs.push_back(Index.getValueInfo(GUID));
+  }
+  auto Table = std::make_unique<GlobalVarSummary>(
+      Flags,
+      GlobalVarSummary::GVarFlags(/*ReadOnly=*/false, /*WriteOnly=*/false,
+                                  /*Constant=*/false,
+                                  GlobalObject::VCallVisibilityPublic),
+      std::move(Refs));
+  Table->setModulePath(Index.getModule("main.o")->first());
+  GlobalVarSummary *TablePtr = Table.get();
+  GlobalValue::GUID TableGUID =
+      GlobalValue::getGUIDAssumingExternalLinkage("table");
+  Index.addGlobalValueSummary(Index.getOrInsertValueInfo(TableGUID),
+                              std::move(Table));
+  Index.cfiFunctionDecls().emplace("f1");
+  (F2IsDef ? Index.cfiFunctionDefs() : Index.cfiFunctionDecls()).emplace("f2");
+  Index.cfiFunctionDefs().emplace("g");
+
+  ModuleToSummariesForIndexTy ForMain;
+  ForMain["main.o"][TableGUID] = TablePtr;
+  std::string Bytes;
+  raw_string_ostream OS(Bytes);
+  writeIndexToFile(Index, OS, &ForMain);
+  return Bytes;
+}
+
+TEST(IndexShardTest, KeepsTheCfiNamesOfFunctionsItOnlyReferences) {
+  std::string Original = shardWithCfi(/*F2IsDef=*/false);
+  std::unique_ptr<ModuleSummaryIndex> Before = read(Original);
+  ASSERT_TRUE(Before);
+  // The premise: f1 and f2 are named, their summaries are not in the shard
+  // (LLVM's writer, asked to write this index again, would drop the names).
+  EXPECT_EQ(sorted(Before->cfiFunctionDecls().symbols()),
+            (std::vector<std::string>{"f1", "f2"}));
+  EXPECT_FALSE(
+      Before->getValueInfo(GlobalValue::getGUIDAssumingExternalLinkage("f1")));
+
+  Expected<std::string> Renamed = prefixModules(Original);
+  ASSERT_EQ(errorText(Renamed), "");
+  std::unique_ptr<ModuleSummaryIndex> After = read(*Renamed);
+  ASSERT_TRUE(After);
+  EXPECT_EQ(sorted(After->cfiFunctionDecls().symbols()),
+            (std::vector<std::string>{"f1", "f2"}));
+  EXPECT_TRUE(After->cfiFunctionDefs().symbols().empty());
+  EXPECT_TRUE(After->modulePaths().count("m/main.o"));
+  EXPECT_TRUE(After->getValueInfo(
+      GlobalValue::getGUIDAssumingExternalLinkage("table")));
+
+  // The lists are content: another list, other bytes.
+  Expected<std::string> Other = prefixModules(shardWithCfi(/*F2IsDef=*/true));
+  ASSERT_EQ(errorText(Other), "");
+  EXPECT_TRUE(*Renamed != *Other);
+  std::unique_ptr<ModuleSummaryIndex> OtherIndex = read(*Other);
+  ASSERT_TRUE(OtherIndex);
+  EXPECT_EQ(sorted(OtherIndex->cfiFunctionDefs().symbols()),
+            (std::vector<std::string>{"f2"}));
+}
+
+TEST(IndexShardTest, SameContentSameBytes) {
+  // Two links name the same modules by other paths; renamed alike, the
+  // shards are the same bytes, whatever order the index's map of module
+  // paths holds them in (LLVM's writer sorts them).
+  auto Rename = [](StringRef Module, StringRef Import) {
+    std::string Original = shard(Module, Import, 100);
+    Expected<std::string> Renamed = renameShardModules(
+        MemoryBufferRef(Original, "shard"),
+        [&](StringRef Path) -> Expected<std::string> {
+          return Path == Module ? "m/0001-module.o" : "m/0000-import.o";
+        });
+    EXPECT_EQ(errorText(Renamed), "");
+    return Renamed ? *Renamed : "";
+  };
+  std::string A = Rename("build/one/lib.a(m.o at 8).1.A.o", "build/one/b.o");
+  EXPECT_TRUE(A == Rename("/elsewhere/z.o", "/elsewhere/a.o"));
+  EXPECT_TRUE(A == Rename("m.o", "i.o"));
 }
 
 TEST(IndexShardTest, EveryModuleNeedsANewName) {
