@@ -11,9 +11,7 @@
 #include "Common/ErrorText.h"
 #include "Common/TestJobs.h"
 #include "llvm/Bitcode/BitcodeReader.h"
-#include "llvm/Bitcode/BitcodeWriter.h"
 #include "llvm/IR/ModuleSummaryIndex.h"
-#include "llvm/Support/raw_ostream.h"
 #include "gtest/gtest.h"
 
 using namespace llvm;
@@ -70,54 +68,8 @@ std::vector<std::string> sorted(std::vector<StringRef> Names) {
   return std::vector<std::string>(Names.begin(), Names.end());
 }
 
-// main.o's shard as lld writes it from the whole link's index: main.o's
-// table points at f1 and f2 in lib.o, which the job does not import, so the
-// shard holds the table's summary but not f1's or f2's. The CFI lists name
-// them all the same (and g, which nothing here references).
-std::string shardWithCfi(bool F2IsDef) {
-  ModuleSummaryIndex Index(/*HaveGVs=*/false);
-  Index.addModule("main.o", ModuleHash{{1, 1, 1, 1, 1}});
-  Index.addModule("lib.o", ModuleHash{{2, 2, 2, 2, 2}});
-  GlobalValueSummary::GVFlags Flags(
-      GlobalValue::ExternalLinkage, GlobalValue::DefaultVisibility,
-      /*NotEligibleToImport=*/false, /*Live=*/true, /*IsLocal=*/true,
-      /*CanAutoHide=*/false, GlobalValueSummary::Definition);
-  SmallVector<ValueInfo, 2> Refs;
-  for (StringRef Name : {"f1", "f2"}) {
-    GlobalValue::GUID GUID = GlobalValue::getGUIDAssumingExternalLinkage(Name);
-    SmallVector<FunctionSummary::EdgeTy, 0> NoCalls;
-    auto F = std::make_unique<FunctionSummary>(
-        FunctionSummary::makeDummyFunctionSummary(std::move(NoCalls)));
-    F->setModulePath(Index.getModule("lib.o")->first());
-    Index.addGlobalValueSummary(Index.getOrInsertValueInfo(GUID), std::move(F));
-    Refs.push_back(Index.getValueInfo(GUID));
-  }
-  auto Table = std::make_unique<GlobalVarSummary>(
-      Flags,
-      GlobalVarSummary::GVarFlags(/*ReadOnly=*/false, /*WriteOnly=*/false,
-                                  /*Constant=*/false,
-                                  GlobalObject::VCallVisibilityPublic),
-      std::move(Refs));
-  Table->setModulePath(Index.getModule("main.o")->first());
-  GlobalVarSummary *TablePtr = Table.get();
-  GlobalValue::GUID TableGUID =
-      GlobalValue::getGUIDAssumingExternalLinkage("table");
-  Index.addGlobalValueSummary(Index.getOrInsertValueInfo(TableGUID),
-                              std::move(Table));
-  Index.cfiFunctionDecls().emplace("f1");
-  (F2IsDef ? Index.cfiFunctionDefs() : Index.cfiFunctionDecls()).emplace("f2");
-  Index.cfiFunctionDefs().emplace("g");
-
-  ModuleToSummariesForIndexTy ForMain;
-  ForMain["main.o"][TableGUID] = TablePtr;
-  std::string Bytes;
-  raw_string_ostream OS(Bytes);
-  writeIndexToFile(Index, OS, &ForMain);
-  return Bytes;
-}
-
 TEST(IndexShardTest, KeepsTheCfiNamesOfFunctionsItOnlyReferences) {
-  std::string Original = shardWithCfi(/*F2IsDef=*/false);
+  std::string Original = shardWithCfi("main.o", "lib.o", /*F2IsDef=*/false);
   std::unique_ptr<ModuleSummaryIndex> Before = read(Original);
   ASSERT_TRUE(Before);
   // The premise: f1 and f2 are named, their summaries are not in the shard
@@ -139,7 +91,8 @@ TEST(IndexShardTest, KeepsTheCfiNamesOfFunctionsItOnlyReferences) {
       GlobalValue::getGUIDAssumingExternalLinkage("table")));
 
   // The lists are content: another list, other bytes.
-  Expected<std::string> Other = prefixModules(shardWithCfi(/*F2IsDef=*/true));
+  Expected<std::string> Other =
+      prefixModules(shardWithCfi("main.o", "lib.o", /*F2IsDef=*/true));
   ASSERT_EQ(errorText(Other), "");
   EXPECT_TRUE(*Renamed != *Other);
   std::unique_ptr<ModuleSummaryIndex> OtherIndex = read(*Other);
