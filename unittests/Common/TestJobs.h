@@ -81,6 +81,55 @@ readShard(llvm::StringRef Bytes) {
   return std::move(*Index);
 }
 
+/// \p ModulePath's shard as lld writes it from the whole link's index: the
+/// module's table points at f1 and f2 in \p OtherPath, which the job does not
+/// import, so the shard holds the table's summary but not f1's or f2's, and
+/// its CFI lists name f1 and f2 all the same (f2 as a definition if
+/// \p F2IsDef). g, which nothing references, is left out as lld leaves it.
+inline std::string shardWithCfi(llvm::StringRef ModulePath,
+                                llvm::StringRef OtherPath, bool F2IsDef) {
+  using namespace llvm;
+  ModuleSummaryIndex Index(/*HaveGVs=*/false);
+  Index.addModule(ModulePath, ModuleHash{{1, 1, 1, 1, 1}});
+  Index.addModule(OtherPath, ModuleHash{{2, 2, 2, 2, 2}});
+  SmallVector<ValueInfo, 2> Refs;
+  for (StringRef Name : {"f1", "f2"}) {
+    GlobalValue::GUID GUID = GlobalValue::getGUIDAssumingExternalLinkage(Name);
+    SmallVector<FunctionSummary::EdgeTy, 0> NoCalls;
+    auto F = std::make_unique<FunctionSummary>(
+        FunctionSummary::makeDummyFunctionSummary(std::move(NoCalls)));
+    F->setModulePath(Index.getModule(OtherPath)->first());
+    Index.addGlobalValueSummary(Index.getOrInsertValueInfo(GUID), std::move(F));
+    Refs.push_back(Index.getValueInfo(GUID));
+  }
+  GlobalValueSummary::GVFlags Flags(
+      GlobalValue::ExternalLinkage, GlobalValue::DefaultVisibility,
+      /*NotEligibleToImport=*/false, /*Live=*/true, /*IsLocal=*/true,
+      /*CanAutoHide=*/false, GlobalValueSummary::Definition);
+  auto Table = std::make_unique<GlobalVarSummary>(
+      Flags,
+      GlobalVarSummary::GVarFlags(/*ReadOnly=*/false, /*WriteOnly=*/false,
+                                  /*Constant=*/false,
+                                  GlobalObject::VCallVisibilityPublic),
+      std::move(Refs));
+  Table->setModulePath(Index.getModule(ModulePath)->first());
+  GlobalVarSummary *TableSummary = Table.get();
+  GlobalValue::GUID TableGUID =
+      GlobalValue::getGUIDAssumingExternalLinkage("table");
+  Index.addGlobalValueSummary(Index.getOrInsertValueInfo(TableGUID),
+                              std::move(Table));
+  Index.cfiFunctionDecls().emplace("f1");
+  (F2IsDef ? Index.cfiFunctionDefs() : Index.cfiFunctionDecls()).emplace("f2");
+  Index.cfiFunctionDefs().emplace("g");
+
+  ModuleToSummariesForIndexTy ForModule;
+  ForModule[ModulePath.str()][TableGUID] = TableSummary;
+  std::string Bytes;
+  raw_string_ostream OS(Bytes);
+  writeIndexToFile(Index, OS, &ForModule);
+  return Bytes;
+}
+
 /// Writes \p Bytes to \p Path.
 inline void writeFile(llvm::StringRef Path, llvm::StringRef Bytes) {
   std::error_code EC;

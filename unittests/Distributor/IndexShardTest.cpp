@@ -1,7 +1,8 @@
 //===- IndexShardTest.cpp - Shards renamed structurally -------------------===//
 //
 // renameShardModules on shards written by LLVM's bitcode writer: every
-// module and summary renamed, hashes and import-as-declaration marks kept.
+// module and summary renamed, hashes and import-as-declaration marks kept,
+// CFI function lists kept whole, the same content the same bytes.
 //
 //===----------------------------------------------------------------------===//
 
@@ -45,6 +46,70 @@ TEST(IndexShardTest, RenamesEveryModuleAndKeepsWhatTheBackendReads) {
             GlobalValueSummary::Declaration);
   EXPECT_EQ(Own.getSummaryList()[0]->importType(),
             GlobalValueSummary::Definition);
+}
+
+Expected<std::string> prefixModules(StringRef Shard) {
+  return renameShardModules(MemoryBufferRef(Shard, "shard"),
+                            [](StringRef Path) -> Expected<std::string> {
+                              return ("m/" + Path).str();
+                            });
+}
+
+std::vector<std::string> sorted(std::vector<StringRef> Names) {
+  llvm::sort(Names);
+  return std::vector<std::string>(Names.begin(), Names.end());
+}
+
+TEST(IndexShardTest, KeepsTheCfiNamesOfFunctionsItOnlyReferences) {
+  std::string Original = shardWithCfi("main.o", "lib.o", /*F2IsDef=*/false);
+  std::unique_ptr<ModuleSummaryIndex> Before = readShard(Original);
+  ASSERT_TRUE(Before);
+  // The premise: f1 and f2 are named, their summaries are not in the shard
+  // (LLVM's writer, asked to write this index again, would drop the names).
+  EXPECT_EQ(sorted(Before->cfiFunctionDecls().symbols()),
+            (std::vector<std::string>{"f1", "f2"}));
+  EXPECT_FALSE(
+      Before->getValueInfo(GlobalValue::getGUIDAssumingExternalLinkage("f1")));
+
+  Expected<std::string> Renamed = prefixModules(Original);
+  ASSERT_EQ(errorText(Renamed), "");
+  std::unique_ptr<ModuleSummaryIndex> After = readShard(*Renamed);
+  ASSERT_TRUE(After);
+  EXPECT_EQ(sorted(After->cfiFunctionDecls().symbols()),
+            (std::vector<std::string>{"f1", "f2"}));
+  EXPECT_TRUE(After->cfiFunctionDefs().symbols().empty());
+  EXPECT_TRUE(After->modulePaths().count("m/main.o"));
+  EXPECT_TRUE(After->getValueInfo(
+      GlobalValue::getGUIDAssumingExternalLinkage("table")));
+
+  // The lists are content: another list, other bytes.
+  Expected<std::string> Other =
+      prefixModules(shardWithCfi("main.o", "lib.o", /*F2IsDef=*/true));
+  ASSERT_EQ(errorText(Other), "");
+  EXPECT_TRUE(*Renamed != *Other);
+  std::unique_ptr<ModuleSummaryIndex> OtherIndex = readShard(*Other);
+  ASSERT_TRUE(OtherIndex);
+  EXPECT_EQ(sorted(OtherIndex->cfiFunctionDefs().symbols()),
+            (std::vector<std::string>{"f2"}));
+}
+
+TEST(IndexShardTest, SameContentSameBytes) {
+  // Two links name the same modules by other paths; renamed alike, the
+  // shards are the same bytes, whatever order the index's map of module
+  // paths holds them in (LLVM's writer sorts them).
+  auto Rename = [](StringRef Module, StringRef Import) {
+    std::string Original = shard(Module, Import, 100);
+    Expected<std::string> Renamed = renameShardModules(
+        MemoryBufferRef(Original, "shard"),
+        [&](StringRef Path) -> Expected<std::string> {
+          return Path == Module ? "m/0001-module.o" : "m/0000-import.o";
+        });
+    EXPECT_EQ(errorText(Renamed), "");
+    return Renamed ? *Renamed : "";
+  };
+  std::string A = Rename("build/one/lib.a(m.o at 8).1.A.o", "build/one/b.o");
+  EXPECT_TRUE(A == Rename("/elsewhere/z.o", "/elsewhere/a.o"));
+  EXPECT_TRUE(A == Rename("m.o", "i.o"));
 }
 
 TEST(IndexShardTest, EveryModuleNeedsANewName) {

@@ -1,11 +1,35 @@
 //===- IndexShard.cpp - A backend job's slice of the index ----------------===//
+//
+// renameShardModules reads the shard with LLVM's summary reader, renames its
+// modules and writes the index anew with LLVM's writer, which orders what it
+// writes by itself (module paths sorted, summaries by GUID). The bytes then
+// follow from what the shard says, not from the order lld wrote it in, which
+// depends on the rest of the link: lld gathers a shard's summaries in hash
+// maps filled in the order the thin link met them.
+//
+// One thing does not survive a second write. The writer keeps a CFI function
+// name only if a summary it writes defines or references that function, and
+// lld wrote the shard from the whole link's index: the shard also names the
+// functions its summaries reference in modules the job does not import (a
+// table in main.c of pointers to f1 and f2 in lib.c), while those references
+// themselves are not in it. The backend needs the names (without canonical
+// jump tables, main's table must point at f1.cfi_jt), so when the writer left
+// some out, one more pass over the bitstream copies it record by record,
+// replaces the summary block's CFI records by the index's whole lists, and
+// adds their names to the string table.
+//
+//===----------------------------------------------------------------------===//
 
 #include "ulto/Distributor/IndexShard.h"
 
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/Bitcode/BitcodeWriter.h"
+#include "llvm/Bitcode/LLVMBitCodes.h"
+#include "llvm/Bitstream/BitstreamReader.h"
+#include "llvm/Bitstream/BitstreamWriter.h"
 #include "llvm/IR/ModuleSummaryIndex.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -23,6 +47,198 @@ readIndexShard(MemoryBufferRef Shard) {
                              toString(Index.takeError()).c_str());
   return Index;
 }
+
+// Whether writeIndexToFile writes every CFI function name of \p Index: it
+// writes those of functions that a summary it writes defines or references.
+static bool writerKeepsCfiNames(const ModuleSummaryIndex &Index) {
+  if (Index.cfiFunctionDefs().empty() && Index.cfiFunctionDecls().empty())
+    return true;
+  DenseSet<GlobalValue::GUID> Written;
+  for (const auto &[GUID, Info] : Index)
+    for (const std::unique_ptr<GlobalValueSummary> &Summary :
+         Info.getSummaryList()) {
+      Written.insert(GUID);
+      for (const ValueInfo &Ref : Summary->refs())
+        Written.insert(Ref.getGUID());
+    }
+  for (const CfiFunctionIndex *Names :
+       {&Index.cfiFunctionDefs(), &Index.cfiFunctionDecls()})
+    for (GlobalValue::GUID GUID : Names->guids())
+      if (!Written.contains(GUID))
+        return false;
+  return true;
+}
+
+// The bitcode magic, "BC" 0xC0DE.
+constexpr StringLiteral Magic = "BC\xC0\xDE";
+
+// The blob of the STRTAB block: the strings that records name by offset.
+static Expected<StringRef> readStrtab(StringRef Bytes) {
+  BitstreamCursor In(Bytes);
+  if (Error E = In.JumpToBit(Magic.size() * 8))
+    return E;
+  while (!In.AtEndOfStream()) {
+    Expected<BitstreamEntry> Entry = In.advance();
+    if (!Entry)
+      return Entry.takeError();
+    if (Entry->Kind != BitstreamEntry::SubBlock)
+      break;
+    if (Entry->ID != bitc::STRTAB_BLOCK_ID) {
+      if (Error E = In.SkipBlock())
+        return E;
+      continue;
+    }
+    if (Error E = In.EnterSubBlock(bitc::STRTAB_BLOCK_ID))
+      return E;
+    Expected<BitstreamEntry> Record = In.advanceSkippingSubblocks();
+    if (!Record)
+      return Record.takeError();
+    SmallVector<uint64_t, 1> Values;
+    StringRef Blob;
+    if (Record->Kind == BitstreamEntry::Record) {
+      Expected<unsigned> Code = In.readRecord(Record->ID, Values, &Blob);
+      if (!Code)
+        return Code.takeError();
+      if (*Code == bitc::STRTAB_BLOB)
+        return Blob;
+    }
+    break;
+  }
+  return createStringError("no string table");
+}
+
+namespace {
+
+/// Copies an index's bitstream with its CFI function lists in full.
+class CfiListWriter {
+public:
+  CfiListWriter(const ModuleSummaryIndex &Index, StringRef Strtab)
+      : Strtab(Strtab) {
+    add(Index.cfiFunctionDefs(), Defs);
+    add(Index.cfiFunctionDecls(), Decls);
+  }
+
+  Error copy(StringRef Bytes, SmallVectorImpl<char> &Buffer) {
+    BitstreamCursor In(Bytes);
+    if (Error E = In.JumpToBit(Magic.size() * 8))
+      return E;
+    BitstreamWriter Out(Buffer);
+    for (char C : Magic)
+      Out.Emit(static_cast<uint8_t>(C), 8);
+    while (!In.AtEndOfStream()) {
+      Expected<BitstreamEntry> Entry = In.advance();
+      if (!Entry)
+        return Entry.takeError();
+      if (Entry->Kind != BitstreamEntry::SubBlock)
+        return createStringError("a record outside any block");
+      if (Error E = copyBlock(In, Out, Entry->ID))
+        return E;
+    }
+    return Error::success();
+  }
+
+private:
+  // Each name goes at the end of the string table; a record holds
+  // [offset, size] pairs.
+  void add(const CfiFunctionIndex &Names, SmallVectorImpl<uint64_t> &Record) {
+    std::vector<StringRef> Sorted = Names.symbols();
+    llvm::sort(Sorted);
+    for (StringRef Name : Sorted) {
+      Record.push_back(Strtab.size());
+      Record.push_back(Name.size());
+      Strtab += Name;
+    }
+  }
+
+  void writeCfiRecords(BitstreamWriter &Out) {
+    if (!Defs.empty())
+      Out.EmitRecord(bitc::FS_CFI_FUNCTION_DEFS, Defs);
+    if (!Decls.empty())
+      Out.EmitRecord(bitc::FS_CFI_FUNCTION_DECLS, Decls);
+  }
+
+  // Copies the block \p BlockID, whose ENTER_SUBBLOCK \p In has just read,
+  // with the same abbreviations, so that each record is encoded as before.
+  Error copyBlock(BitstreamCursor &In, BitstreamWriter &Out, unsigned BlockID) {
+    // Index files define their abbreviations in the blocks that use them.
+    if (BlockID == bitc::BLOCKINFO_BLOCK_ID)
+      return createStringError("unexpected BLOCKINFO block");
+    if (Error E = In.EnterSubBlock(BlockID))
+      return E;
+    Out.EnterSubblock(BlockID, In.getAbbrevIDWidth());
+    bool Summary = BlockID == bitc::GLOBALVAL_SUMMARY_BLOCK_ID;
+    bool WroteCfi = false;
+    unsigned NextAbbrev = bitc::FIRST_APPLICATION_ABBREV;
+    SmallVector<uint64_t, 64> Values;
+    while (true) {
+      Expected<BitstreamEntry> Entry =
+          In.advance(BitstreamCursor::AF_DontAutoprocessAbbrevs);
+      if (!Entry)
+        return Entry.takeError();
+      if (Entry->Kind == BitstreamEntry::Error)
+        return createStringError("malformed block %u", BlockID);
+      if (Entry->Kind == BitstreamEntry::EndBlock) {
+        if (Summary && !WroteCfi)
+          writeCfiRecords(Out);
+        Out.ExitBlock();
+        return Error::success();
+      }
+      if (Entry->Kind == BitstreamEntry::SubBlock) {
+        if (Error E = copyBlock(In, Out, Entry->ID))
+          return E;
+        continue;
+      }
+      if (Entry->ID == bitc::DEFINE_ABBREV) {
+        if (Error E = In.ReadAbbrevRecord())
+          return E;
+        Expected<const BitCodeAbbrev *> Abbrev = In.getAbbrev(NextAbbrev++);
+        if (!Abbrev)
+          return Abbrev.takeError();
+        Out.EmitAbbrev(std::make_shared<BitCodeAbbrev>(**Abbrev));
+        continue;
+      }
+
+      Values.clear();
+      StringRef Blob;
+      Expected<unsigned> Code = In.readRecord(Entry->ID, Values, &Blob);
+      if (!Code)
+        return Code.takeError();
+      if (Summary && (*Code == bitc::FS_CFI_FUNCTION_DEFS ||
+                      *Code == bitc::FS_CFI_FUNCTION_DECLS)) {
+        if (!WroteCfi)
+          writeCfiRecords(Out);
+        WroteCfi = true;
+        continue;
+      }
+      if (BlockID == bitc::STRTAB_BLOCK_ID && *Code == bitc::STRTAB_BLOB)
+        Blob = Strtab;
+      if (Entry->ID == bitc::UNABBREV_RECORD) {
+        Out.EmitRecord(*Code, Values);
+        continue;
+      }
+      Expected<const BitCodeAbbrev *> Abbrev = In.getAbbrev(Entry->ID);
+      if (!Abbrev)
+        return Abbrev.takeError();
+      bool HasBlob = false;
+      for (unsigned I = 0, E = (*Abbrev)->getNumOperandInfos(); I != E; ++I)
+        HasBlob |=
+            (*Abbrev)->getOperandInfo(I).isEncoding() &&
+            (*Abbrev)->getOperandInfo(I).getEncoding() == BitCodeAbbrevOp::Blob;
+      if (HasBlob) {
+        // With a blob, the code goes first among the values.
+        Values.insert(Values.begin(), *Code);
+        Out.EmitRecordWithBlob(Entry->ID, Values, Blob);
+      } else {
+        Out.EmitRecord(*Code, Values, Entry->ID);
+      }
+    }
+  }
+
+  std::string Strtab;
+  SmallVector<uint64_t, 0> Defs, Decls;
+};
+
+} // namespace
 
 Expected<std::string>
 renameShardModules(MemoryBufferRef Shard,
@@ -65,7 +281,22 @@ renameShardModules(MemoryBufferRef Shard,
   std::string Bytes;
   raw_string_ostream OS(Bytes);
   writeIndexToFile(**Index, OS);
-  return Bytes;
+  if (writerKeepsCfiNames(**Index))
+    return Bytes;
+
+  auto CannotKeep = [&](Error E) {
+    return createStringError("%s: cannot keep the CFI function lists: %s",
+                             Shard.getBufferIdentifier().str().c_str(),
+                             toString(std::move(E)).c_str());
+  };
+  Expected<StringRef> Strtab = readStrtab(Bytes);
+  if (!Strtab)
+    return CannotKeep(Strtab.takeError());
+  CfiListWriter Writer(**Index, *Strtab);
+  SmallVector<char, 0> Buffer;
+  if (Error E = Writer.copy(Bytes, Buffer))
+    return CannotKeep(std::move(E));
+  return std::string(Buffer.begin(), Buffer.end());
 }
 
 } // namespace ulto

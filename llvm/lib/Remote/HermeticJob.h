@@ -8,17 +8,18 @@
 // and the command to match, and so makes the same backend work the same
 // action in every link and build directory.
 //
-// The backend imports from modules in the order of their paths' names, so
-// the new names keep the old names' order: the object equals the local one.
+// The names are the Distributor's content names (ContentNames.h), the ones
+// the local cache key hashes: they keep the old names' order, which the
+// backend imports in, so the object equals the local one.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef ULTO_LIB_REMOTE_HERMETICJOB_H
 #define ULTO_LIB_REMOTE_HERMETICJOB_H
 
+#include "ulto/Distributor/ContentNames.h"
 #include "ulto/Distributor/JobList.h"
 
-#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/MemoryBufferRef.h"
 
@@ -40,10 +41,6 @@ struct HermeticJob {
   /// The command after the compiler, naming the input root's paths.
   std::vector<std::string> Args;
 };
-
-/// A file's content digest in lowercase hex (at least 16 digits).
-using ContentHexFunction =
-    llvm::function_ref<llvm::Expected<std::string>(llvm::StringRef Path)>;
 
 /// Rewrites \p Job of \p List, naming its files by \p ContentHex.
 llvm::Expected<HermeticJob> makeHermetic(const JobList &List,

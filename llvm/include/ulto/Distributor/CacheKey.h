@@ -1,11 +1,20 @@
 //===- CacheKey.h - What determines a ThinLTO backend's object --*- C++ -*-===//
 //
 // A backend job's object is determined by the compiler, its options, the
-// module's bytes, the index shard's content and the bytes of the modules it
-// imports from. The key hashes exactly those, with every path the linker
-// chose (temporary names, archive-member files, build directories) replaced
-// by what it stands for, so that the same work hits across links, binaries
-// and build directories.
+// module's bytes, the bytes of the modules it imports from, the index shard
+// and the shared inputs. The key hashes exactly those, with every path the
+// linker chose (temporary names, archive-member files, build directories)
+// replaced by what it stands for, so that the same work hits across links,
+// binaries and build directories.
+//
+// The files are named by content as the remote executor names them
+// (ContentNames.h): the rank of a module's path among the job's module paths
+// is part of its name, because the backend imports in the paths' order and
+// the object shows it. The shard is renamed structurally to those names and
+// hashed as LLVM's writer writes it (IndexShard.h). Rejected: printing the
+// shard as text and patching module slots into it (the printer leaves out
+// the CFI lists, and the text is an interface nobody promised to keep), and
+// hashing the imports as a set (both orders would get one key).
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,10 +26,9 @@
 
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/Error.h"
-#include "llvm/Support/MemoryBufferRef.h"
 
-#include <optional>
 #include <string>
+#include <vector>
 
 namespace ulto {
 
@@ -42,20 +50,14 @@ replaceJobPaths(const JobList &List, const BackendJob &Job,
 std::vector<std::string> normaliseArgs(const JobList &List,
                                        const BackendJob &Job);
 
-/// The index shard as LLVM prints a summary index, with each module path
-/// replaced by \p NameOf(path) (when it has a value) and the module entries
-/// put in name order, so that the text depends on what the modules are, not
-/// on where they were.
-llvm::Expected<std::string> normaliseIndexShard(
-    llvm::MemoryBufferRef Shard,
-    llvm::function_ref<std::optional<std::string>(llvm::StringRef)> NameOf);
-
 /// Who compiles: the compiler executable's bytes and its --version output,
 /// less the line naming the install directory. \p Compiler is a path or a
 /// name looked up in PATH.
 llvm::Expected<std::string> computeCompilerIdentity(llvm::StringRef Compiler);
 
-/// The job's cache key, 64 hex digits.
+/// The job's cache key, 64 hex digits: a version tag, \p CompilerIdentity,
+/// the role-normalised arguments, each file's content name and digest, and
+/// the index shard naming its modules so.
 llvm::Expected<std::string> computeBackendKey(const JobList &List,
                                               const BackendJob &Job,
                                               llvm::StringRef CompilerIdentity,

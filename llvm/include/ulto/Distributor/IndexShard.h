@@ -5,7 +5,8 @@
 // was given. Those paths say nothing about the work (temporary names, the
 // linker's PID in archive-member files, build directories), so both the
 // cache key and the remote action rename them, structurally, through LLVM's
-// own summary reader and writer.
+// own summary reader and writer (IndexShard.cpp says what the writer would
+// lose and how it is kept).
 //
 //===----------------------------------------------------------------------===//
 
@@ -30,7 +31,8 @@ llvm::Expected<std::unique_ptr<llvm::ModuleSummaryIndex>>
 readIndexShard(llvm::MemoryBufferRef Shard);
 
 /// The index shard with each module path P renamed to \p NewPath(P), which
-/// must give a name for every module the shard lists.
+/// must give a name for every module the shard lists, written in an order of
+/// LLVM's writer: the same content gives the same bytes.
 llvm::Expected<std::string> renameShardModules(
     llvm::MemoryBufferRef Shard,
     llvm::function_ref<llvm::Expected<std::string>(llvm::StringRef)> NewPath);
