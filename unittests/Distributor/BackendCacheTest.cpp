@@ -63,6 +63,23 @@ TEST(BackendCacheTest, DamagedEntriesAreDroppedMisses) {
   }
 }
 
+TEST(BackendCacheTest, AnEntryCopiedUnderAnotherKeyIsDamaged) {
+  unittest::TempDir Dir("cache", /*Unique=*/true);
+  Expected<std::unique_ptr<BackendCache>> Cache =
+      BackendCache::open(Dir.path());
+  ASSERT_EQ(errorText(Cache), "");
+  std::string Other(64, 'b');
+  ASSERT_EQ(errorText((*Cache)->store(Key, "old object")), "");
+  ASSERT_EQ(errorText((*Cache)->store(Other, "new object")), "");
+  ASSERT_FALSE(sys::fs::copy_file(Dir.path(("llvmcache-" + Key).str()),
+                                  Dir.path("llvmcache-" + Other)));
+  bool Damaged = false;
+  EXPECT_EQ((*Cache)->lookup(Other, Damaged), nullptr);
+  EXPECT_TRUE(Damaged);
+  EXPECT_NE((*Cache)->lookup(Key, Damaged), nullptr);
+  EXPECT_FALSE(Damaged);
+}
+
 TEST(BackendCacheTest, StatsOfAbsentDirectoryAreZero) {
   unittest::TempDir Dir("cache", /*Unique=*/true);
   Expected<CacheStats> Stats = readCacheStats(Dir.path("absent"));

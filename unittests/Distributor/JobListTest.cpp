@@ -72,4 +72,18 @@ TEST(JobListTest, NamesWhatIsWrong) {
               "(root).jobs[0].args[0]");
 }
 
+TEST(JobListTest, RefusesDeepNestingBeforeParsing) {
+  // Deep enough to overflow the stack of a recursive parser.
+  expectError(std::string(100000, '['),
+              "jobs.json: not a DTLTO job list: nested more than 64 levels "
+              "deep");
+  // Brackets inside strings do not count.
+  std::string Args = "\"" + std::string(100, '[') + "\"";
+  Expected<JobList> List =
+      parseJobList(R"({"common": {"linker_output": "x", "args": ["c", )" +
+                       Args + R"(]}, "jobs": []})",
+                   "jobs.json");
+  EXPECT_EQ(errorText(List), "");
+}
+
 } // namespace

@@ -17,9 +17,17 @@ using namespace llvm;
 
 namespace ulto {
 
-// An entry is the object followed by this magic and the object's digest.
-static constexpr StringLiteral EntryMagic = "ulto-backend-object-1";
+// An entry is the object followed by this magic and the digest of its key
+// and object: an entry copied under another key's name is damaged, not a hit.
+static constexpr StringLiteral EntryMagic = "ulto-backend-object-2";
 static constexpr size_t TrailerSize = EntryMagic.size() + 32;
+
+static BLAKE3Result<32> entryDigest(StringRef Key, StringRef Object) {
+  BLAKE3 Hasher;
+  Hasher.update(Key);
+  Hasher.update(Object);
+  return Hasher.final<32>();
+}
 
 std::string defaultCacheDirectory() {
   if (std::optional<std::string> Dir = sys::Process::GetEnv("ULTO_CACHE_DIR"))
@@ -71,7 +79,7 @@ std::unique_ptr<MemoryBuffer> BackendCache::lookup(StringRef Key,
   if (Bytes.size() > TrailerSize) {
     StringRef Object = Bytes.drop_back(TrailerSize);
     StringRef Trailer = Bytes.take_back(TrailerSize);
-    BLAKE3Result<32> Sum = BLAKE3::hash<32>(arrayRefFromStringRef(Object));
+    BLAKE3Result<32> Sum = entryDigest(Key, Object);
     Intact = Trailer.starts_with(EntryMagic) &&
              std::memcmp(Trailer.data() + EntryMagic.size(), Sum.data(),
                          Sum.size()) == 0;
@@ -85,7 +93,7 @@ std::unique_ptr<MemoryBuffer> BackendCache::lookup(StringRef Key,
 }
 
 Error BackendCache::store(StringRef Key, StringRef Object) {
-  BLAKE3Result<32> Sum = BLAKE3::hash<32>(arrayRefFromStringRef(Object));
+  BLAKE3Result<32> Sum = entryDigest(Key, Object);
   return writeToOutput(entryPath(Key), [&](raw_ostream &OS) {
     OS << Object << EntryMagic;
     OS.write(reinterpret_cast<const char *>(Sum.data()), Sum.size());

@@ -59,7 +59,39 @@ std::vector<std::string> JobList::command(const BackendJob &Job) const {
   return Command;
 }
 
+// LLVM's JSON parser recurses once per level of nesting, so a hostile file
+// ('[' * 100000) would overflow the stack. A job list nests four levels deep;
+// anything past MaxNesting is refused before parsing.
+static constexpr unsigned MaxNesting = 64;
+
+static bool nestsTooDeep(StringRef JSON) {
+  unsigned Depth = 0;
+  bool InString = false, Escaped = false;
+  for (char C : JSON) {
+    if (InString) {
+      if (Escaped)
+        Escaped = false;
+      else if (C == '\\')
+        Escaped = true;
+      else if (C == '"')
+        InString = false;
+    } else if (C == '"') {
+      InString = true;
+    } else if (C == '[' || C == '{') {
+      if (++Depth > MaxNesting)
+        return true;
+    } else if ((C == ']' || C == '}') && Depth) {
+      --Depth;
+    }
+  }
+  return false;
+}
+
 Expected<JobList> parseJobList(StringRef JSON, StringRef Name) {
+  if (nestsTooDeep(JSON))
+    return createStringError("%s: not a DTLTO job list: nested more than %u "
+                             "levels deep",
+                             Name.str().c_str(), MaxNesting);
   Expected<json::Value> Value = json::parse(JSON);
   if (!Value)
     return createStringError("%s: not a DTLTO job list: %s", Name.str().c_str(),

@@ -5,8 +5,8 @@
 // directory of the user. Entries are named as LLVM's file caches name them
 // ("llvmcache-<key>"), so that LLVM's cache pruning manages them, written
 // atomically (temporary file, then rename), and carry a BLAKE3 digest of
-// their object, so that a damaged entry is detected, dropped and rebuilt
-// instead of linked.
+// their key and object, so that a damaged entry, or one copied under another
+// key's name, is detected, dropped and rebuilt instead of linked.
 //
 //===----------------------------------------------------------------------===//
 
