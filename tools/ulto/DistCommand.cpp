@@ -19,6 +19,9 @@
 #include "ulto/Distributor/ForkServer.h"
 #include "ulto/Distributor/JobList.h"
 #include "ulto/Distributor/NinjaFile.h"
+#include "ulto/Distributor/RunningJobs.h"
+#include "ulto/Distributor/Scheduler.h"
+#include "ulto/Distributor/SlotPool.h"
 #include "ulto/Frontend/ClangDriver.h"
 #include "ulto/Remote/Capabilities.h"
 #include "ulto/Remote/RemoteConfig.h"
@@ -242,7 +245,9 @@ struct DistConfig {
   bool Progress;
   bool Quiet;
   std::string TraceFile;
+  /// Local jobs at once, for all the links of the machine together.
   unsigned Parallelism = 0;
+  unsigned WaitLimit = 600;
   ExecutorKind Executor;
   std::optional<RemoteConfig> Remote;
   bool CheckRemote;
@@ -266,7 +271,9 @@ Expected<DistConfig> readDistConfig(const opt::InputArgList &Args) {
   if (Config.CheckRemote)
     return Errors ? Expected<DistConfig>(std::move(Errors)) : Config;
 
+  Config.Parallelism = defaultSlotCount();
   addError(Errors, parseCount(Args, OPT_jobs, Config.Parallelism));
+  addError(Errors, parseCount(Args, OPT_wait_limit, Config.WaitLimit));
   addError(Errors, parseCount(Args, OPT_remote_jobs, Config.RemoteJobs));
   StringRef Executor =
       Args.getLastArgValue(OPT_executor, Config.Remote ? "remote" : "local");
@@ -311,27 +318,43 @@ Expected<DistConfig> readDistConfig(const opt::InputArgList &Args) {
   return Config;
 }
 
-// The cache, or none: a link must not fail for want of one.
-Expected<std::unique_ptr<BackendCache>> openCache(const DistConfig &Config) {
+// The cache and the jobs other links are running, or neither: a link must
+// not fail for want of them.
+struct SharedWork {
+  std::unique_ptr<BackendCache> Cache;
+  std::optional<RunningJobs> Running;
+};
+
+Expected<SharedWork> openCache(const DistConfig &Config) {
+  SharedWork Shared;
   if (!Config.UseCache)
-    return nullptr;
+    return Shared;
   Expected<std::unique_ptr<BackendCache>> Cache =
       BackendCache::open(Config.CacheDir);
   if (!Cache) {
     WithColor::warning(errs(), ToolName)
         << toString(Cache.takeError()) << "; running without a cache\n";
-    return nullptr;
+    return Shared;
   }
+  Shared.Cache = std::move(*Cache);
   // Pruning before the link never removes what this link stores.
   if (Error E = prunePeriodically(Config.CacheDir, Config.CachePolicy))
     return E;
-  return Cache;
+  Expected<RunningJobs> Running = RunningJobs::open(Config.CacheDir);
+  if (Running)
+    Shared.Running = std::move(*Running);
+  else
+    WithColor::warning(errs(), ToolName)
+        << toString(Running.takeError())
+        << "; jobs that concurrent links share run in each of them\n";
+  return Shared;
 }
 
 // Where the jobs run. The fork server is started before any thread: it is
 // forked from this process.
 struct Executors {
   std::unique_ptr<ForkServer> Server;
+  std::unique_ptr<SlotPool> Slots;
   std::unique_ptr<LocalExecutor> Local;
   std::unique_ptr<RemoteExecutor> Remote;
 
@@ -360,7 +383,20 @@ Expected<Executors> startExecutors(DistConfig &Config, const JobList &List,
       WithColor::warning(errs(), ToolName)
           << toString(Started.takeError()) << "; starting a process per job\n";
   }
-  E.Local = std::make_unique<LocalExecutor>(E.Server.get());
+  // One limit for the local jobs of every link on the machine, unless make
+  // passed a jobserver down; opened after the fork, which must not inherit
+  // the slots' descriptors.
+  if (!hasMakeJobserver()) {
+    Expected<std::unique_ptr<SlotPool>> Slots =
+        SlotPool::open(defaultSlotDirectory(), Config.Parallelism);
+    if (Slots)
+      E.Slots = std::move(*Slots);
+    else
+      WithColor::warning(errs(), ToolName)
+          << toString(Slots.takeError())
+          << "; limiting the jobs of this link only\n";
+  }
+  E.Local = std::make_unique<LocalExecutor>(E.Server.get(), E.Slots.get());
   if (Config.Executor != ExecutorKind::Remote)
     return E;
 
@@ -436,10 +472,13 @@ int ulto::distMain(ArrayRef<const char *> Args) {
 
   DistOptions Opts;
   Opts.Parallelism = Config->Parallelism;
-  Expected<std::unique_ptr<BackendCache>> Cache = openCache(*Config);
-  if (!Cache)
-    return reportErrors(ToolName, Cache.takeError());
-  Opts.Cache = Cache->get();
+  Opts.WaitLimit = std::chrono::seconds(Config->WaitLimit);
+  Expected<SharedWork> Shared = openCache(*Config);
+  if (!Shared)
+    return reportErrors(ToolName, Shared.takeError());
+  Opts.Cache = Shared->Cache.get();
+  if (Shared->Running)
+    Opts.Running = &*Shared->Running;
 
   Expected<Executors> Exec = startExecutors(*Config, *List, Opts);
   if (!Exec)

@@ -4,9 +4,15 @@ include "llvm/Option/OptParser.td"
 def help : Flag<["--", "-"], "help">, HelpText<"Display this help">;
 def : Flag<["-"], "h">, Alias<help>, HelpText<"Alias for --help">;
 def jobs : Joined<["--"], "jobs=">, MetaVarName<"<n>">,
-           HelpText<"Run at most <n> backend jobs at once (default: one per "
-                    "hardware thread; a make jobserver limits further)">;
+           HelpText<"Run at most <n> backend jobs at once on this machine, "
+                    "counting the jobs of concurrent links (default: "
+                    "$ULTO_JOBS, else one per hardware thread; a make "
+                    "jobserver replaces this limit)">;
 def : JoinedOrSeparate<["-"], "j">, Alias<jobs>, HelpText<"Alias for --jobs=">;
+def wait_limit : Joined<["--"], "wait-limit=">, MetaVarName<"<seconds>">,
+                 HelpText<"Wait at most this long for a concurrent link "
+                          "running the same job, then run it here (default "
+                          "600)">;
 def executor : Joined<["--"], "executor=">, MetaVarName<"<name>">,
                HelpText<"Where jobs run: local, or remote (the default "
                         "with --remote)">;

@@ -10,6 +10,7 @@
 
 #include "ulto/Distributor/Distributor.h"
 
+#include "Common/ErrorText.h"
 #include "Common/TestJobs.h"
 #include "llvm/Bitcode/BitcodeWriter.h"
 #include "llvm/IR/LLVMContext.h"
@@ -21,6 +22,7 @@
 #include "gtest/gtest.h"
 
 #include <functional>
+#include <future>
 #include <mutex>
 
 using namespace llvm;
@@ -227,6 +229,107 @@ TEST_F(DistributorTest, SummaryCountsWhatHappened) {
                 0),
             0u)
       << Summary.format("fake");
+}
+
+// The same jobs with their objects elsewhere, as a concurrent link of
+// another binary over the same library has them.
+JobList elsewhere(const JobList &List) {
+  JobList Other = List;
+  for (BackendJob &Job : Other.Jobs) {
+    std::string Output = Job.Outputs[0] + ".other";
+    llvm::replace(Job.Args, Job.Outputs[0], Output);
+    Job.Outputs[0] = Output;
+  }
+  return Other;
+}
+
+// Concurrent links: the first runs a.o until the second has set it aside
+// and run b.o; then each takes the other's object from the cache.
+TEST_F(DistributorTest, ConcurrentLinksRunEachJobOnce) {
+  Expected<RunningJobs> Running = RunningJobs::open(Cache->directory());
+  ASSERT_EQ(errorText(Running), "");
+  Opts.Running = &*Running;
+  std::promise<void> AStarted, BRan;
+  std::shared_future<void> BRanFuture = BRan.get_future().share();
+  Exec.Play = [&](const BackendJob &Job) {
+    if (sys::path::filename(Job.module()) == "a.o") {
+      AStarted.set_value();
+      BRanFuture.wait();
+    }
+    return writesObject(Job);
+  };
+  std::future<DistSummary> First = std::async(std::launch::async, [&] {
+    return runBackends(List, Exec, Opts, Status);
+  });
+  AStarted.get_future().wait();
+
+  JobList Other = elsewhere(List);
+  FakeExecutor OtherExec;
+  OtherExec.Play = [&](const BackendJob &Job) {
+    BRan.set_value(); // Only b.o runs here: a.o was set aside.
+    return writesObject(Job);
+  };
+  RecordingStatus OtherStatus;
+  DistSummary Second = runBackends(Other, OtherExec, Opts, OtherStatus);
+  DistSummary FirstSummary = First.get();
+
+  EXPECT_EQ(Exec.Ran, std::vector<std::string>{"a.o"});
+  EXPECT_EQ(OtherExec.Ran, std::vector<std::string>{"b.o"});
+  EXPECT_EQ(Second.FromOtherLinks, 1u);
+  EXPECT_EQ(Second.Executed, 1u);
+  EXPECT_EQ(FirstSummary.CacheHits + FirstSummary.FromOtherLinks, 1u);
+  for (const JobList *L : {&List, &Other})
+    for (const BackendJob &Job : L->Jobs)
+      EXPECT_EQ(readFile(Job.output()), Object) << Job.output().str();
+  EXPECT_TRUE(Status.Failures.empty() && OtherStatus.Failures.empty());
+  EXPECT_TRUE(Status.Warnings.empty() && OtherStatus.Warnings.empty());
+  EXPECT_EQ(Second.format("fake").rfind("2 jobs: 0 cached, 1 waited on "
+                                        "another link, 1 executed, 0 failed",
+                                        0),
+            0u)
+      << Second.format("fake");
+  // Nothing is left running.
+  EXPECT_TRUE(sys::fs::is_directory(Running->directory()));
+  std::error_code EC;
+  EXPECT_EQ(sys::fs::directory_iterator(Running->directory(), EC),
+            sys::fs::directory_iterator());
+}
+
+TEST_F(DistributorTest, AWaitPastTheLimitRunsTheJobHere) {
+  Expected<RunningJobs> Running = RunningJobs::open(Cache->directory());
+  ASSERT_EQ(errorText(Running), "");
+  Opts.Running = &*Running;
+  std::promise<void> AStarted, SecondDone;
+  std::shared_future<void> Done = SecondDone.get_future().share();
+  Exec.Play = [&](const BackendJob &Job) {
+    if (sys::path::filename(Job.module()) == "a.o") {
+      AStarted.set_value();
+      Done.wait();
+    }
+    return writesObject(Job);
+  };
+  std::future<DistSummary> First = std::async(std::launch::async, [&] {
+    return runBackends(List, Exec, Opts, Status);
+  });
+  AStarted.get_future().wait();
+
+  JobList Other = elsewhere(List);
+  FakeExecutor OtherExec;
+  OtherExec.Play = writesObject;
+  RecordingStatus OtherStatus;
+  DistOptions Impatient = Opts;
+  Impatient.WaitLimit = std::chrono::seconds(0);
+  DistSummary Second = runBackends(Other, OtherExec, Impatient, OtherStatus);
+  SecondDone.set_value();
+  First.get();
+
+  EXPECT_EQ(Second.Executed, 2u);
+  EXPECT_EQ(Second.Failed, 0u);
+  ASSERT_EQ(OtherStatus.Warnings.size(), 1u);
+  EXPECT_EQ(OtherStatus.Warnings[0],
+            ("waited 0s for another link running the backend for '" +
+             List.Jobs[0].module() + "'; running it here")
+                .str());
 }
 
 TEST_F(DistributorTest, RemoteObjectIsCheckedAndRunsLocallyWhenBad) {

@@ -31,9 +31,10 @@ TEST(SchedulerTest, StartsInOrderOneAtATime) {
   std::vector<size_t> Order = {4, 2, 0, 3, 1};
   std::vector<size_t> Started;
   std::mutex Mutex;
-  runInParallel(Order, 1, [&](size_t I) {
+  runInParallel(Order, 1, [&](size_t I, bool) {
     std::lock_guard<std::mutex> Lock(Mutex);
     Started.push_back(I);
+    return true;
   });
   EXPECT_EQ(Started, Order);
 }
@@ -44,7 +45,7 @@ unsigned maxRunning(unsigned Parallelism, size_t Tasks) {
   for (size_t I = 0; I != Tasks; ++I)
     Order[I] = I;
   std::atomic<unsigned> Running{0}, Max{0}, Ran{0};
-  runInParallel(Order, Parallelism, [&](size_t) {
+  runInParallel(Order, Parallelism, [&](size_t, bool) {
     unsigned Now = ++Running;
     unsigned Seen = Max.load();
     while (Now > Seen && !Max.compare_exchange_weak(Seen, Now))
@@ -52,6 +53,7 @@ unsigned maxRunning(unsigned Parallelism, size_t Tasks) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
     --Running;
     ++Ran;
+    return true;
   });
   EXPECT_EQ(Ran.load(), Tasks);
   return Max.load();
@@ -62,6 +64,21 @@ TEST(SchedulerTest, AtMostNAtOnce) {
   EXPECT_EQ(maxRunning(3, 9), 3u);
   // More at once than cores: remote executors wait on the network.
   EXPECT_EQ(maxRunning(8, 16), 8u);
+}
+
+// A task that steps aside runs again after the others, once, and may not
+// step aside twice.
+TEST(SchedulerTest, DeferredTasksRunLastOnce) {
+  std::vector<size_t> Order = {0, 1, 2, 3};
+  std::vector<std::pair<size_t, bool>> Visits;
+  runInParallel(Order, 1, [&](size_t I, bool MayDefer) {
+    Visits.push_back({I, MayDefer});
+    return I % 2 == 0 || !MayDefer;
+  });
+  EXPECT_EQ(
+      Visits,
+      (std::vector<std::pair<size_t, bool>>{
+          {0, true}, {1, true}, {2, true}, {3, true}, {1, false}, {3, false}}));
 }
 
 } // namespace

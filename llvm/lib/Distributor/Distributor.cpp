@@ -25,8 +25,10 @@ std::string DistSummary::format(StringRef ExecutorName,
                                 StringRef ExecutorReport) const {
   std::string Line;
   raw_string_ostream OS(Line);
-  OS << Jobs << (Jobs == 1 ? " job: " : " jobs: ") << CacheHits << " cached, "
-     << Executed << " executed, " << Failed << " failed (" << ExecutorName
+  OS << Jobs << (Jobs == 1 ? " job: " : " jobs: ") << CacheHits << " cached, ";
+  if (FromOtherLinks)
+    OS << FromOtherLinks << " waited on another link, ";
+  OS << Executed << " executed, " << Failed << " failed (" << ExecutorName
      << ", " << Parallelism << " at once";
   if (!ExecutorReport.empty())
     OS << "; " << ExecutorReport;
@@ -48,14 +50,26 @@ class Run {
 public:
   Run(const JobList &List, Executor &Exec, const DistOptions &Opts,
       StatusSink &Status)
-      : List(List), Exec(Exec), Opts(Opts), Status(Status), Cache(Opts.Cache) {}
+      : List(List), Exec(Exec), Opts(Opts), Status(Status), Cache(Opts.Cache),
+        Keys(List.Jobs.size()), Targets(List.Jobs.size()) {}
 
   DistSummary run();
 
+  /// Where a job's object came from.
+  enum class Source { Cache, OtherLink, Executor, None /* failed */ };
+  enum class Lookup { Miss, Hit, Failed };
+
 private:
-  void runJob(const BackendJob &Job);
-  /// Produces the job's object; false after reporting why it could not.
-  bool produce(const BackendJob &Job, bool &CacheHit);
+  /// Runs job \p I; false if it was deferred (only when \p MayDefer).
+  bool runJob(size_t I, bool MayDefer);
+  /// Produces the job's object, Source::None after reporting why it could
+  /// not; std::nullopt when it is deferred while another link runs it.
+  std::optional<Source> produce(size_t I, bool MayDefer);
+  /// produce() for a job with a cache key, shared with concurrent links.
+  std::optional<Source> produceShared(size_t I, bool MayDefer);
+  /// Writes the job's object from the cache when the cache has it.
+  Lookup lookup(size_t I);
+  Source executeJob(size_t I);
   bool checkInputs(const BackendJob &Job);
   /// Runs the job on the executor and checks its object; false after
   /// reporting why it has none fit to link.
@@ -75,6 +89,9 @@ private:
   BackendCache *Cache;
   FileDigests Digests;
   std::string CompilerIdentity;
+  // Per job, written by the thread that runs it.
+  std::vector<std::string> Keys; // Empty: not cached.
+  std::vector<Triple> Targets;
 
   std::mutex Mutex; // Guards Summary and Status.
   DistSummary Summary;
@@ -220,46 +237,113 @@ bool Run::execute(const BackendJob &Job, const Triple &Target, StringRef Key) {
   }
 }
 
-bool Run::produce(const BackendJob &Job, bool &CacheHit) {
-  CacheHit = false;
-  // Whatever happens next, no stale object from an earlier run may remain.
-  sys::fs::remove(Job.output());
-  if (!checkInputs(Job))
-    return false;
-  Expected<Triple> Target = readModuleTriple(Job.module());
-  if (!Target) {
-    fail(Job, "cannot run: " + toString(Target.takeError()), StringRef(),
-         /*WithCommand=*/false);
-    return false;
+Run::Lookup Run::lookup(size_t I) {
+  const BackendJob &Job = List.Jobs[I];
+  TimeTraceScope Scope("cache lookup", Job.module());
+  bool Damaged = false;
+  std::unique_ptr<MemoryBuffer> Object = Cache->lookup(Keys[I], Damaged);
+  if (Damaged) {
+    std::lock_guard<std::mutex> Lock(Mutex);
+    ++Summary.DamagedEntries;
   }
-
-  std::string Key;
-  if (Cache) {
-    TimeTraceScope Scope("cache lookup", Job.module());
-    Expected<std::string> K =
-        computeBackendKey(List, Job, CompilerIdentity, Digests);
-    if (!K) {
-      warn("not caching the backend for '" + Job.module() +
-           "': " + toString(K.takeError()));
-    } else {
-      Key = std::move(*K);
-      bool Damaged = false;
-      std::unique_ptr<MemoryBuffer> Object = Cache->lookup(Key, Damaged);
-      if (Damaged) {
-        std::lock_guard<std::mutex> Lock(Mutex);
-        ++Summary.DamagedEntries;
-      }
-      if (Object && !checkBackendObject(*Object, *Target)) {
-        CacheHit = true;
-        return writeOutput(Job, Object->getBuffer());
-      }
-    }
-  }
-  return execute(Job, *Target, Key);
+  if (!Object || checkBackendObject(*Object, Targets[I]))
+    return Lookup::Miss;
+  return writeOutput(Job, Object->getBuffer()) ? Lookup::Hit : Lookup::Failed;
 }
 
-void Run::runJob(const BackendJob &Job) {
-  // LLVM's profiler is per thread: each job is one thread's record.
+Run::Source Run::executeJob(size_t I) {
+  return execute(List.Jobs[I], Targets[I], Keys[I]) ? Source::Executor
+                                                    : Source::None;
+}
+
+static Run::Source fromLookup(Run::Lookup L, Run::Source IfHit) {
+  return L == Run::Lookup::Hit ? IfHit : Run::Source::None;
+}
+
+std::optional<Run::Source> Run::produceShared(size_t I, bool MayDefer) {
+  const BackendJob &Job = List.Jobs[I];
+  // A deferred job found another link running it on its first visit.
+  bool Waited = !MayDefer;
+  auto Deadline = std::chrono::steady_clock::now() + Opts.WaitLimit;
+  while (true) {
+    Expected<RunningJobs::Claim> Claim = Opts.Running->claim(Keys[I]);
+    if (!Claim) {
+      warn("running the backend for '" + Job.module() +
+           "' without telling other links: " + toString(Claim.takeError()));
+      return executeJob(I);
+    }
+    if (!Claim->held()) {
+      if (MayDefer)
+        return std::nullopt;
+      Waited = true;
+      auto Left = std::chrono::duration_cast<std::chrono::milliseconds>(
+          Deadline - std::chrono::steady_clock::now());
+      RunningJobs::WaitResult Wait;
+      {
+        TimeTraceScope Scope("wait for another link", Job.module());
+        Wait = RunningJobs::wait(*Claim, Left);
+      }
+      if (Wait == RunningJobs::WaitResult::TimedOut) {
+        warn("waited " + Twine(Opts.WaitLimit.count()) +
+             "s for another link running the backend for '" + Job.module() +
+             "'; running it here");
+        return executeJob(I);
+      }
+      if (Wait == RunningJobs::WaitResult::Released) {
+        Lookup L = lookup(I);
+        if (L != Lookup::Miss)
+          return fromLookup(L, Source::OtherLink);
+        continue; // It failed there, or could not be stored: claim it.
+      }
+      // Taken over from a holder that died: run it here.
+    }
+    // Held. Another link may have stored the object since the first lookup.
+    Lookup L = lookup(I);
+    if (L != Lookup::Miss)
+      return fromLookup(L, Waited ? Source::OtherLink : Source::Cache);
+    return executeJob(I); // The claim is let go once the object is stored.
+  }
+}
+
+std::optional<Run::Source> Run::produce(size_t I, bool MayDefer) {
+  const BackendJob &Job = List.Jobs[I];
+  if (MayDefer) {
+    // Whatever happens next, no stale object from an earlier run may remain.
+    sys::fs::remove(Job.output());
+    if (!checkInputs(Job))
+      return Source::None;
+    Expected<Triple> Target = readModuleTriple(Job.module());
+    if (!Target) {
+      fail(Job, "cannot run: " + toString(Target.takeError()), StringRef(),
+           /*WithCommand=*/false);
+      return Source::None;
+    }
+    Targets[I] = *Target;
+    if (Cache) {
+      TimeTraceScope Scope("cache key", Job.module());
+      Expected<std::string> K =
+          computeBackendKey(List, Job, CompilerIdentity, Digests);
+      if (K)
+        Keys[I] = std::move(*K);
+      else
+        warn("not caching the backend for '" + Job.module() +
+             "': " + toString(K.takeError()));
+    }
+    if (!Keys[I].empty()) {
+      Lookup L = lookup(I);
+      if (L != Lookup::Miss)
+        return fromLookup(L, Source::Cache);
+    }
+  }
+  if (Keys[I].empty() || !Opts.Running)
+    return executeJob(I);
+  return produceShared(I, MayDefer);
+}
+
+bool Run::runJob(size_t I, bool MayDefer) {
+  const BackendJob &Job = List.Jobs[I];
+  // LLVM's profiler is per thread: each visit of a job is one thread's
+  // record.
   if (Opts.TimeTrace)
     timeTraceProfilerInitialize(/*TimeTraceGranularity=*/0, "backend job");
   scope_exit FinishTrace([&] {
@@ -267,26 +351,30 @@ void Run::runJob(const BackendJob &Job) {
       timeTraceProfilerFinishThread();
   });
   auto Start = std::chrono::steady_clock::now();
-  {
+  if (MayDefer) {
     std::lock_guard<std::mutex> Lock(Mutex);
     Status.jobStarted();
   }
-  bool CacheHit = false;
+  std::optional<Source> From;
   {
     TimeTraceScope Scope("backend", Job.module());
-    produce(Job, CacheHit);
+    From = produce(I, MayDefer);
   }
+  if (!From)
+    return false;
   double Seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - Start)
           .count();
 
   std::lock_guard<std::mutex> Lock(Mutex);
-  Status.jobFinished(CacheHit);
-  Summary.CacheHits += CacheHit;
+  Status.jobFinished(*From == Source::Cache || *From == Source::OtherLink);
+  Summary.CacheHits += *From == Source::Cache;
+  Summary.FromOtherLinks += *From == Source::OtherLink;
   if (Seconds > Summary.SlowestSeconds) {
     Summary.SlowestSeconds = Seconds;
     Summary.SlowestJob = Job.module().str();
   }
+  return true;
 }
 
 DistSummary Run::run() {
@@ -307,7 +395,8 @@ DistSummary Run::run() {
 
   runInParallel(
       scheduleLargestFirst(List.Jobs), Opts.Parallelism,
-      [&](size_t I) { runJob(List.Jobs[I]); }, Opts.Jobserver);
+      [&](size_t I, bool MayDefer) { return runJob(I, MayDefer); },
+      Opts.Jobserver);
   Status.finished();
   Summary.WallSeconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - Start)

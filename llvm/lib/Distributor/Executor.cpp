@@ -2,12 +2,14 @@
 
 #include "ulto/Distributor/Executor.h"
 #include "ulto/Distributor/ForkServer.h"
+#include "ulto/Distributor/SlotPool.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FileUtilities.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Program.h"
+#include "llvm/Support/TimeProfiler.h"
 
 #include <cstring>
 
@@ -75,6 +77,11 @@ ExecutionResult LocalExecutor::run(const JobList &List, const BackendJob &Job) {
           sys::fs::createTemporaryFile("ulto-backend", "txt", OutputFile))
     return ExecutionResult::ended(ExitKind::NotStarted, EC.message());
   FileRemover Remover(OutputFile);
+  std::optional<SlotPool::Slot> Slot;
+  if (Slots) {
+    TimeTraceScope Scope("wait for a slot", Job.module());
+    Slot.emplace(Slots->acquire());
+  }
   std::vector<std::string> Command = List.command(Job);
   ExecutionResult Result =
       Server ? fromForkServer(Server->run(Command, OutputFile))

@@ -22,19 +22,25 @@ std::vector<size_t> scheduleLargestFirst(ArrayRef<BackendJob> Jobs) {
   return Order;
 }
 
+bool hasMakeJobserver() {
+  std::optional<std::string> MakeFlags = sys::Process::GetEnv("MAKEFLAGS");
+  return MakeFlags && (StringRef(*MakeFlags).contains("--jobserver-auth=") ||
+                       StringRef(*MakeFlags).contains("--jobserver-fds="));
+}
+
 void runInParallel(ArrayRef<size_t> Order, unsigned Parallelism,
-                   function_ref<void(size_t)> Task, bool Jobserver) {
+                   function_ref<bool(size_t, bool)> Task, bool Jobserver) {
   ThreadPoolStrategy Strategy = hardware_concurrency(Parallelism);
   // LLVM's pool warns when asked for a jobserver that make did not pass.
-  std::optional<std::string> MakeFlags = sys::Process::GetEnv("MAKEFLAGS");
-  Strategy.UseJobserver =
-      Jobserver && MakeFlags &&
-      (StringRef(*MakeFlags).contains("--jobserver-auth=") ||
-       StringRef(*MakeFlags).contains("--jobserver-fds="));
-  // The pool's queue is first in, first out: tasks start in Order.
+  Strategy.UseJobserver = Jobserver && hasMakeJobserver();
+  // The pool's queue is first in, first out: tasks start in Order, and a
+  // deferred task goes to its end.
   DefaultThreadPool Pool(Strategy);
   for (size_t I : Order)
-    Pool.async([&Task, I] { Task(I); });
+    Pool.async([&Pool, &Task, I] {
+      if (!Task(I, /*MayDefer=*/true))
+        Pool.async([&Task, I] { Task(I, /*MayDefer=*/false); });
+    });
   Pool.wait();
 }
 

@@ -4,7 +4,8 @@
 // cache holds it, else from the executor; either way it is checked
 // (ObjectCheck.h) before it is written where the linker expects it, and a
 // fresh object is stored in the cache. Jobs start largest first, at most N
-// at once (Scheduler.h).
+// at once (Scheduler.h). A job that another link on this machine is running
+// (RunningJobs.h) is left for last, then waited for and taken from the cache.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,8 +15,10 @@
 #include "ulto/Distributor/BackendCache.h"
 #include "ulto/Distributor/Executor.h"
 #include "ulto/Distributor/JobList.h"
+#include "ulto/Distributor/RunningJobs.h"
 #include "ulto/Distributor/StatusSink.h"
 
+#include <chrono>
 #include <string>
 
 namespace ulto {
@@ -28,6 +31,11 @@ struct DistOptions {
   bool Jobserver = true;
   /// The cache, or null to run every job.
   BackendCache *Cache = nullptr;
+  /// The jobs running on this machine, or null to run a job even while
+  /// another link runs it; only with a cache.
+  const RunningJobs *Running = nullptr;
+  /// How long a job waits for another link before it runs here.
+  std::chrono::seconds WaitLimit{600};
   /// Record each job in LLVM's time-trace profiler, which the caller has
   /// initialised on its own thread and writes out afterwards.
   bool TimeTrace = false;
@@ -36,6 +44,8 @@ struct DistOptions {
 struct DistSummary {
   unsigned Jobs = 0;
   unsigned CacheHits = 0;
+  /// Objects another link computed while this one waited.
+  unsigned FromOtherLinks = 0;
   unsigned Executed = 0;
   unsigned Failed = 0;
   /// Damaged cache entries found, dropped and rebuilt.
@@ -46,8 +56,8 @@ struct DistSummary {
   std::string SlowestJob;
   double SlowestSeconds = 0;
 
-  /// One line: "3 jobs: 1 cached, 2 executed, 0 failed (local, 2 at
-  /// once[; <ExecutorReport>]); wall ...".
+  /// One line: "3 jobs: 1 cached, [4 waited on another link, ]2 executed, 0
+  /// failed (local, 2 at once[; <ExecutorReport>]); wall ...".
   std::string format(llvm::StringRef ExecutorName,
                      llvm::StringRef ExecutorReport = "") const;
 };

@@ -96,18 +96,23 @@ public:
 };
 
 class ForkServer;
+class SlotPool;
 
 /// Runs each job as a process on this machine, in the linker's directory:
 /// a child of \p Server when there is one (ForkServer.h), else a new process
-/// running the job's compiler.
+/// running the job's compiler; while it runs, the job holds one of \p Slots
+/// (SlotPool.h) when there is a pool.
 class LocalExecutor final : public Executor {
 public:
-  explicit LocalExecutor(ForkServer *Server = nullptr) : Server(Server) {}
+  explicit LocalExecutor(ForkServer *Server = nullptr,
+                         SlotPool *Slots = nullptr)
+      : Server(Server), Slots(Slots) {}
   std::string name() const override { return "local"; }
   ExecutionResult run(const JobList &List, const BackendJob &Job) override;
 
 private:
   ForkServer *Server;
+  SlotPool *Slots;
 };
 
 } // namespace ulto

@@ -3,7 +3,9 @@
 // Backend jobs start largest first (by the bytes they read), so that one big
 // module does not start last and finish long after the others; at most N run
 // at once, and under a GNU make jobserver (MAKEFLAGS=--jobserver-auth=...)
-// each running job also holds one of make's job slots.
+// each running job also holds one of make's job slots. A job that must wait
+// for another link can step aside once, to the end of the queue, so that the
+// jobs nobody else runs go first.
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,12 +25,17 @@ namespace ulto {
 /// first, ties in job-list order.
 std::vector<size_t> scheduleLargestFirst(llvm::ArrayRef<BackendJob> Jobs);
 
-/// Runs \p Task(I) for each I of \p Order, starting them in that order, at
-/// most \p Parallelism at once (0: one per hardware thread), each holding a
-/// make jobserver slot if there is a jobserver and \p Jobserver. Returns
-/// when all have finished.
+/// Whether make passed a jobserver down (MAKEFLAGS).
+bool hasMakeJobserver();
+
+/// Runs \p Task(I, /*MayDefer=*/true) for each I of \p Order, starting them
+/// in that order, at most \p Parallelism at once (0: one per hardware
+/// thread), each holding a make jobserver slot if there is a jobserver and
+/// \p Jobserver. A task that returns false is deferred: it runs again as
+/// \p Task(I, /*MayDefer=*/false) after all the tasks queued before it have
+/// started. Returns when all have finished.
 void runInParallel(llvm::ArrayRef<size_t> Order, unsigned Parallelism,
-                   llvm::function_ref<void(size_t)> Task,
+                   llvm::function_ref<bool(size_t, bool)> Task,
                    bool Jobserver = true);
 
 } // namespace ulto

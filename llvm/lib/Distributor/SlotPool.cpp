@@ -1,0 +1,161 @@
+//===- SlotPool.cpp - Backend slots shared by the links of a machine ------===//
+
+#include "ulto/Distributor/SlotPool.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/Errno.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/Threading.h"
+
+#include <cerrno>
+#include <chrono>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <thread>
+#include <unistd.h>
+
+using namespace llvm;
+
+namespace ulto {
+
+std::string defaultSlotDirectory() {
+  SmallString<128> Path;
+  std::optional<std::string> Runtime = sys::Process::GetEnv("XDG_RUNTIME_DIR");
+  if (Runtime && !Runtime->empty()) {
+    Path = *Runtime;
+    sys::path::append(Path, "ulto-slots");
+  } else {
+    sys::path::system_temp_directory(/*ErasedOnReboot=*/true, Path);
+    sys::path::append(Path, "ulto-slots-" + std::to_string(::getuid()));
+  }
+  return std::string(Path);
+}
+
+unsigned defaultSlotCount() {
+  unsigned Count = 0;
+  if (std::optional<std::string> Jobs = sys::Process::GetEnv("ULTO_JOBS"))
+    if (!StringRef(*Jobs).getAsInteger(10, Count) && Count)
+      return Count;
+  return hardware_concurrency().compute_thread_count();
+}
+
+static Error makeError(StringRef Directory, const Twine &What) {
+  return createStringError("slot pool '%s': %s", Directory.str().c_str(),
+                           What.str().c_str());
+}
+
+// The pool directory, made private to the user; one in /tmp that another
+// user made, or a symbolic link, is refused.
+static Error makePrivateDirectory(StringRef Directory) {
+  if (std::error_code EC = sys::fs::create_directories(
+          Directory, /*IgnoreExisting=*/true, sys::fs::perms::owner_all))
+    return makeError(Directory, "cannot create it: " + EC.message());
+  struct stat Status;
+  if (::lstat(Directory.str().c_str(), &Status) != 0)
+    return makeError(Directory, sys::StrError(errno));
+  if (!S_ISDIR(Status.st_mode))
+    return makeError(Directory, "not a directory");
+  if (Status.st_uid != ::getuid())
+    return makeError(Directory, "owned by another user");
+  return Error::success();
+}
+
+static int openLockFile(StringRef Path) {
+  int FD;
+  do
+    FD = ::open(Path.str().c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  while (FD < 0 && errno == EINTR);
+  return FD;
+}
+
+// flock, retried when a signal interrupts a blocking wait.
+static int lockFD(int FD, int Operation) {
+  int Result;
+  do
+    Result = ::flock(FD, Operation);
+  while (Result != 0 && errno == EINTR);
+  return Result;
+}
+
+Expected<std::unique_ptr<SlotPool>> SlotPool::open(StringRef Directory,
+                                                   unsigned Slots) {
+  if (Error E = makePrivateDirectory(Directory))
+    return E;
+  std::vector<int> FDs;
+  auto CloseAll = [&] {
+    for (int FD : FDs)
+      ::close(FD);
+  };
+  for (unsigned I = 0; I <= Slots; ++I) {
+    SmallString<128> Path(Directory);
+    sys::path::append(Path, I == Slots ? "queue" : "slot-" + Twine(I));
+    int FD = openLockFile(Path);
+    if (FD < 0) {
+      Error E =
+          makeError(Directory, "cannot open '" + sys::path::filename(Path) +
+                                   "': " + sys::StrError(errno));
+      CloseAll();
+      return E;
+    }
+    FDs.push_back(FD);
+  }
+  int QueueFD = FDs.back();
+  FDs.pop_back();
+  // Some network file systems have no flock: find out now, not in a job.
+  if (lockFD(QueueFD, LOCK_SH | LOCK_NB) != 0 && errno != EWOULDBLOCK) {
+    Error E = makeError(Directory, "no file locks: " + sys::StrError(errno));
+    CloseAll();
+    ::close(QueueFD);
+    return E;
+  }
+  lockFD(QueueFD, LOCK_UN);
+  return std::unique_ptr<SlotPool>(new SlotPool(std::move(FDs), QueueFD));
+}
+
+SlotPool::SlotPool(std::vector<int> SlotFDs, int QueueFD)
+    : SlotFDs(std::move(SlotFDs)), QueueFD(QueueFD),
+      Held(this->SlotFDs.size(), false) {}
+
+SlotPool::~SlotPool() {
+  for (int FD : SlotFDs)
+    ::close(FD);
+  ::close(QueueFD);
+}
+
+SlotPool::Slot::~Slot() {
+  if (Pool)
+    Pool->release(Index);
+}
+
+std::optional<unsigned> SlotPool::tryTake() {
+  std::lock_guard<std::mutex> Lock(Mutex);
+  for (unsigned I = 0; I < SlotFDs.size(); ++I)
+    if (!Held[I] && lockFD(SlotFDs[I], LOCK_EX | LOCK_NB) == 0) {
+      Held[I] = true;
+      return I;
+    }
+  return std::nullopt;
+}
+
+void SlotPool::release(unsigned Index) {
+  std::lock_guard<std::mutex> Lock(Mutex);
+  lockFD(SlotFDs[Index], LOCK_UN);
+  Held[Index] = false;
+}
+
+SlotPool::Slot SlotPool::acquire() {
+  if (std::optional<unsigned> Index = tryTake())
+    return Slot(this, *Index);
+  std::lock_guard<std::mutex> InLine(Turn);
+  lockFD(QueueFD, LOCK_EX);
+  std::optional<unsigned> Index;
+  while (!(Index = tryTake()))
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  lockFD(QueueFD, LOCK_UN);
+  return Slot(this, *Index);
+}
+
+} // namespace ulto
