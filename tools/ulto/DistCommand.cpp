@@ -341,9 +341,10 @@ Expected<SharedWork> openCache(const DistConfig &Config) {
   if (Error E = prunePeriodically(Config.CacheDir, Config.CachePolicy))
     return E;
   Expected<RunningJobs> Running = RunningJobs::open(Config.CacheDir);
-  if (Running)
+  if (Running) {
+    Running->removeAbandoned();
     Shared.Running = std::move(*Running);
-  else
+  } else
     WithColor::warning(errs(), ToolName)
         << toString(Running.takeError())
         << "; jobs that concurrent links share run in each of them\n";

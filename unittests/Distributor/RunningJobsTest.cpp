@@ -101,6 +101,16 @@ TEST_F(RunningJobsTest, AWaiterTakesOverFromAKilledHolder) {
   ::close(Ready[1]);
 }
 
+TEST_F(RunningJobsTest, AbandonedFilesAreRemovedHeldOnesKept) {
+  std::string Abandoned = path("dead");
+  ASSERT_EQ(::close(::open(Abandoned.c_str(), O_CREAT | O_WRONLY, 0600)), 0);
+  RunningJobs::Claim Live = claim("live");
+  Running->removeAbandoned();
+  EXPECT_FALSE(sys::fs::exists(Abandoned));
+  EXPECT_TRUE(sys::fs::exists(path("live")));
+  EXPECT_FALSE(claim("live").held());
+}
+
 TEST_F(RunningJobsTest, ClaimFailsWithTheFileNamed) {
   ASSERT_FALSE(sys::fs::create_directory(path("dir")));
   Expected<RunningJobs::Claim> C = Running->claim("dir");

@@ -89,4 +89,18 @@ RunningJobs::WaitResult RunningJobs::wait(Claim &C,
   return WaitResult::Released;
 }
 
+void RunningJobs::removeAbandoned() const {
+  std::error_code EC;
+  for (sys::fs::directory_iterator It(Directory, EC), End; It != End && !EC;
+       It.increment(EC)) {
+    int FD = ::open(It->path().c_str(), O_RDWR | O_CLOEXEC);
+    if (FD < 0)
+      continue;
+    // A claimant between its open and its lock retries on a new file.
+    if (lockFD(FD, LOCK_EX | LOCK_NB) == 0 && isFileAt(FD, It->path()))
+      ::unlink(It->path().c_str());
+    ::close(FD);
+  }
+}
+
 } // namespace ulto

@@ -12,7 +12,8 @@
 // The holder removes its lock file before it lets go. A waiter that then
 // gets the lock of the removed file sees that it is no longer the file at
 // that path, and looks in the cache. A file left by a killed process is
-// taken over by the next process that needs its key.
+// taken over by the next process that needs its key, or removed by the next
+// link's removeAbandoned().
 //
 // Locks only save work: objects come from the cache, whose entries are
 // checked, so a lost race runs a job twice and never links a wrong object.
@@ -71,6 +72,9 @@ public:
 
   /// Waits, up to \p Limit, until the process holding \p C's key lets go.
   static WaitResult wait(Claim &C, std::chrono::milliseconds Limit);
+
+  /// Removes the files of killed processes (no one holds their lock).
+  void removeAbandoned() const;
 
   llvm::StringRef directory() const { return Directory; }
 
