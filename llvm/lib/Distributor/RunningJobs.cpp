@@ -2,6 +2,8 @@
 
 #include "ulto/Distributor/RunningJobs.h"
 
+#include "Flock.h"
+
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/Errno.h"
 #include "llvm/Support/FileSystem.h"
@@ -10,7 +12,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <fcntl.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <thread>
 #include <unistd.h>
@@ -28,14 +29,6 @@ Expected<RunningJobs> RunningJobs::open(StringRef CacheDirectory) {
   return RunningJobs(std::string(Directory));
 }
 
-static int lockFD(int FD, int Operation) {
-  int Result;
-  do
-    Result = ::flock(FD, Operation);
-  while (Result != 0 && errno == EINTR);
-  return Result;
-}
-
 // Whether \p FD is still the file at \p Path: a holder removes the file
 // before it lets go, and the next claimant creates a new one.
 static bool isFileAt(int FD, StringRef Path) {
@@ -48,12 +41,12 @@ Expected<RunningJobs::Claim> RunningJobs::claim(StringRef Key) const {
   SmallString<128> Path(Directory);
   sys::path::append(Path, Key);
   while (true) {
-    int FD = ::open(Path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    int FD = openLockFile(Path.c_str());
     if (FD < 0)
       return createStringError(std::error_code(errno, std::generic_category()),
                                "cannot open '%s': %s", Path.c_str(),
                                sys::StrError(errno).c_str());
-    if (lockFD(FD, LOCK_EX | LOCK_NB) != 0)
+    if (flockFD(FD, LOCK_EX | LOCK_NB) != 0)
       return Claim(std::string(Path), FD, /*Held=*/false);
     if (isFileAt(FD, Path))
       return Claim(std::string(Path), FD, /*Held=*/true);
@@ -75,7 +68,7 @@ RunningJobs::WaitResult RunningJobs::wait(Claim &C,
   auto Deadline = std::chrono::steady_clock::now() + Limit;
   // Short first naps for short jobs; at most 20 wake-ups a second after.
   std::chrono::milliseconds Nap(1);
-  while (lockFD(C.FD, LOCK_EX | LOCK_NB) != 0) {
+  while (flockFD(C.FD, LOCK_EX | LOCK_NB) != 0) {
     if (std::chrono::steady_clock::now() >= Deadline)
       return WaitResult::TimedOut;
     std::this_thread::sleep_for(Nap);
@@ -85,7 +78,7 @@ RunningJobs::WaitResult RunningJobs::wait(Claim &C,
     C.Held = true;
     return WaitResult::TakenOver;
   }
-  lockFD(C.FD, LOCK_UN);
+  flockFD(C.FD, LOCK_UN);
   return WaitResult::Released;
 }
 
@@ -97,7 +90,7 @@ void RunningJobs::removeAbandoned() const {
     if (FD < 0)
       continue;
     // A claimant between its open and its lock retries on a new file.
-    if (lockFD(FD, LOCK_EX | LOCK_NB) == 0 && isFileAt(FD, It->path()))
+    if (flockFD(FD, LOCK_EX | LOCK_NB) == 0 && isFileAt(FD, It->path()))
       ::unlink(It->path().c_str());
     ::close(FD);
   }

@@ -2,6 +2,8 @@
 
 #include "ulto/Distributor/SlotPool.h"
 
+#include "Flock.h"
+
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/Errno.h"
 #include "llvm/Support/FileSystem.h"
@@ -12,7 +14,6 @@
 #include <cerrno>
 #include <chrono>
 #include <fcntl.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <thread>
 #include <unistd.h>
@@ -63,23 +64,6 @@ static Error makePrivateDirectory(StringRef Directory) {
   return Error::success();
 }
 
-static int openLockFile(StringRef Path) {
-  int FD;
-  do
-    FD = ::open(Path.str().c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-  while (FD < 0 && errno == EINTR);
-  return FD;
-}
-
-// flock, retried when a signal interrupts a blocking wait.
-static int lockFD(int FD, int Operation) {
-  int Result;
-  do
-    Result = ::flock(FD, Operation);
-  while (Result != 0 && errno == EINTR);
-  return Result;
-}
-
 Expected<std::unique_ptr<SlotPool>> SlotPool::open(StringRef Directory,
                                                    unsigned Slots) {
   if (Error E = makePrivateDirectory(Directory))
@@ -92,7 +76,7 @@ Expected<std::unique_ptr<SlotPool>> SlotPool::open(StringRef Directory,
   for (unsigned I = 0; I <= Slots; ++I) {
     SmallString<128> Path(Directory);
     sys::path::append(Path, I == Slots ? "queue" : "slot-" + Twine(I));
-    int FD = openLockFile(Path);
+    int FD = openLockFile(Path.c_str());
     if (FD < 0) {
       Error E =
           makeError(Directory, "cannot open '" + sys::path::filename(Path) +
@@ -105,13 +89,13 @@ Expected<std::unique_ptr<SlotPool>> SlotPool::open(StringRef Directory,
   int QueueFD = FDs.back();
   FDs.pop_back();
   // Some network file systems have no flock: find out now, not in a job.
-  if (lockFD(QueueFD, LOCK_SH | LOCK_NB) != 0 && errno != EWOULDBLOCK) {
+  if (flockFD(QueueFD, LOCK_SH | LOCK_NB) != 0 && errno != EWOULDBLOCK) {
     Error E = makeError(Directory, "no file locks: " + sys::StrError(errno));
     CloseAll();
     ::close(QueueFD);
     return E;
   }
-  lockFD(QueueFD, LOCK_UN);
+  flockFD(QueueFD, LOCK_UN);
   return std::unique_ptr<SlotPool>(new SlotPool(std::move(FDs), QueueFD));
 }
 
@@ -133,7 +117,7 @@ SlotPool::Slot::~Slot() {
 std::optional<unsigned> SlotPool::tryTake() {
   std::lock_guard<std::mutex> Lock(Mutex);
   for (unsigned I = 0; I < SlotFDs.size(); ++I)
-    if (!Held[I] && lockFD(SlotFDs[I], LOCK_EX | LOCK_NB) == 0) {
+    if (!Held[I] && flockFD(SlotFDs[I], LOCK_EX | LOCK_NB) == 0) {
       Held[I] = true;
       return I;
     }
@@ -142,7 +126,7 @@ std::optional<unsigned> SlotPool::tryTake() {
 
 void SlotPool::release(unsigned Index) {
   std::lock_guard<std::mutex> Lock(Mutex);
-  lockFD(SlotFDs[Index], LOCK_UN);
+  flockFD(SlotFDs[Index], LOCK_UN);
   Held[Index] = false;
 }
 
@@ -150,11 +134,11 @@ SlotPool::Slot SlotPool::acquire() {
   if (std::optional<unsigned> Index = tryTake())
     return Slot(this, *Index);
   std::lock_guard<std::mutex> InLine(Turn);
-  lockFD(QueueFD, LOCK_EX);
+  flockFD(QueueFD, LOCK_EX);
   std::optional<unsigned> Index;
   while (!(Index = tryTake()))
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  lockFD(QueueFD, LOCK_UN);
+  flockFD(QueueFD, LOCK_UN);
   return Slot(this, *Index);
 }
 

@@ -1,0 +1,40 @@
+//===- Flock.h - flock for the locks that processes share -------*- C++ -*-===//
+//
+// The slot pool and the running jobs coordinate processes with flock: locks
+// that belong to an open file (not to the process, as POSIX record locks and
+// so LLVM's sys::fs::tryLockFile do) and that the kernel releases when the
+// process dies.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ULTO_LIB_DISTRIBUTOR_FLOCK_H
+#define ULTO_LIB_DISTRIBUTOR_FLOCK_H
+
+#include <cerrno>
+#include <fcntl.h>
+#include <sys/file.h>
+
+namespace ulto {
+
+/// Opens (creating) a lock file that no child process inherits; -1 and
+/// errno on failure.
+inline int openLockFile(const char *Path) {
+  int FD;
+  do
+    FD = ::open(Path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  while (FD < 0 && errno == EINTR);
+  return FD;
+}
+
+/// flock, retried when a signal interrupts a blocking wait.
+inline int flockFD(int FD, int Operation) {
+  int Result;
+  do
+    Result = ::flock(FD, Operation);
+  while (Result != 0 && errno == EINTR);
+  return Result;
+}
+
+} // namespace ulto
+
+#endif // ULTO_LIB_DISTRIBUTOR_FLOCK_H
