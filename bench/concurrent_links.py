@@ -27,6 +27,7 @@ earlier link. Every program is run and its output checked.
 """
 
 import argparse
+import contextlib
 import hashlib
 import json
 import os
@@ -41,7 +42,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence, Set, Tuple
+from typing import Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import compile_bench  # noqa: E402  (sibling scripts, imported after sys.path setup)
@@ -76,6 +77,12 @@ MEMBER = re.compile(r"\.a\(([^()]+) at \d+\)")
 # Processes that run ulto dist: a ulto process whose parent is one of these
 # is ulto dist itself, not a backend job (see BackendSampler).
 LINKER_COMMS = {b"ld.ulto", b"ld.lld", b"lld", b"ld"}
+
+# Time-trace events of a ulto dist with the machine-wide slot pool and
+# in-flight deduplication: inside "execute", before the job starts; and
+# instead of it, for a job another link is running.
+SLOT_WAIT = "wait for a slot"
+LINK_WAIT = "wait for another link"
 
 
 # --- The corpus: one library, M mains ---------------------------------------------------
@@ -170,7 +177,7 @@ def build_corpus(args: argparse.Namespace) -> Tuple[Library, List[str]]:
           f"{len(library.windows[0])} clusters each; each cluster used by "
           f"{min(uses)}-{max(uses)} mains", flush=True)
     compiler = compile_bench.Config("U", "ulto-clang++ -flto=thin -funified-lto",
-                                    args.ulto_bin / "ulto-clang++", COMPILE_FLAGS)
+                                    args.after_tools / "ulto-clang++", COMPILE_FLAGS)
     with in_dir(build):
         jobs = compile_bench.compile_jobs(compiler, Path("corpus"),
                                           lib_sources + main_sources, Path("obj"))
@@ -191,6 +198,53 @@ def build_corpus(args: argparse.Namespace) -> Tuple[Library, List[str]]:
     expected = [(build / "corpus" / "expected" / f"main{k}.txt").read_text()
                 for k in range(args.mains)]
     return library, expected
+
+
+# --- The programs measured ----------------------------------------------------------------
+
+def snapshot(src: Path, dest: Path, names: Sequence[str]) -> Path:
+    """Copies of src's programs in dest, checked to hold the bytes src holds
+    after the copy and to start: the build directories are rebuilt by others,
+    and a rebuild during a run must not mix versions or break a link. ld.ulto
+    runs the ulto next to it, so the copies work together."""
+    shutil.rmtree(dest, ignore_errors=True)
+    dest.mkdir(parents=True)
+    for name in names:
+        shutil.copy2(src / name, dest / name)  # a symlink's target, as `name`
+        if ((dest / name).stat().st_size == 0
+                or link_bench.sha256(dest / name) != link_bench.sha256(src / name)):
+            raise LinkError(f"{src / name} changed while it was copied (being "
+                            f"rebuilt?); run again when the build is done")
+    checks = {"ld.ulto": ["--version"], "ulto": ["dist", "--help"],
+              "ulto-clang++": ["--version"]}
+    for name in names:
+        argv = [str(dest / name), *checks[name]]
+        proc = subprocess.run(argv, capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise LinkError(f"the copy of {src / name} does not run (exit "
+                            f"{proc.returncode}):\n  {shlex.join(argv)}\n{proc.stderr}")
+    return dest
+
+
+@contextlib.contextmanager
+def link_environment(runtime: Optional[Path]) -> Iterator[None]:
+    """The environment of a run's links: no make jobserver from outside
+    (ulto dist would obey it instead of its slot pool) and, unless None, a
+    private XDG_RUNTIME_DIR, where ulto dist keeps the machine's slot pool,
+    so that the links share slots with each other and not with whatever else
+    runs ulto on the machine."""
+    saved = dict(os.environ)
+    for name in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL"):
+        os.environ.pop(name, None)
+    if runtime is not None:
+        shutil.rmtree(runtime, ignore_errors=True)
+        runtime.mkdir(parents=True, mode=0o700)
+        os.environ["XDG_RUNTIME_DIR"] = str(runtime.resolve())
+    try:
+        yield
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
 
 
 # --- Configurations and their link commands ----------------------------------------------
@@ -218,16 +272,18 @@ def make_configs(args: argparse.Namespace) -> Tuple[Dict[str, Config], List[str]
     if args.before_bin:
         configs["ulto-before"] = Config("ulto-before", f"ld.ulto --lto=distributed "
                                         f"({args.before_bin})",
-                                        args.before_bin / "ld.ulto", "distributed", True)
+                                        args.before_tools / "ld.ulto", "distributed",
+                                        True)
     else:
         notes.append("ulto-before skipped: no --before-bin given")
     configs["ulto-after"] = Config("ulto-after", f"ld.ulto --lto=distributed "
-                                   f"({args.ulto_bin})", args.ulto_bin / "ld.ulto",
+                                   f"({args.ulto_bin})", args.after_tools / "ld.ulto",
                                    "distributed", True)
     if args.seq != "off":
         configs["ulto-seq"] = Config("ulto-seq", f"ld.ulto --lto=distributed "
                                      f"({args.ulto_bin}), one link after another",
-                                     args.ulto_bin / "ld.ulto", "distributed", False)
+                                     args.after_tools / "ld.ulto", "distributed",
+                                     False)
     else:
         notes.append("ulto-seq skipped (--seq off): distinct jobs and the cross-binary "
                      "hit rate are unknown")
@@ -400,9 +456,11 @@ def module_name(path: str) -> str:
 
 def read_trace(path: Path, what: str) -> dict:
     """From ulto dist's time trace: every job's module, those that are
-    archive members (the library's), the executed ones,
-    and the execute spans in µs since the epoch (beginningOfTime + ts), so
-    that traces of different processes line up."""
+    archive members (the library's), the executed ones, the time jobs waited
+    for a machine-wide slot and for another link, and when each executed job
+    ran: its "execute" event less the "wait for a slot" inside it, in µs
+    since the epoch (beginningOfTime + ts), so that the traces of different
+    processes line up. A job appears once per link, so its module names it."""
     try:
         data = json.loads(path.read_text())
     except (OSError, ValueError) as e:
@@ -410,31 +468,41 @@ def read_trace(path: Path, what: str) -> dict:
     base = data.get("beginningOfTime", 0)
     jobs: Set[str] = set()
     library: Set[str] = set()
-    executed: Set[str] = set()
-    spans = []
+    execute: Dict[str, Tuple[int, int]] = {}
+    slot_end: Dict[str, int] = {}
+    waits = {SLOT_WAIT: 0.0, LINK_WAIT: 0.0}
     for e in data.get("traceEvents", []):
         if e.get("ph") != "X" or "detail" not in e.get("args", {}):
             continue
         module = module_name(e["args"]["detail"])
+        start, end = base + e["ts"], base + e["ts"] + e["dur"]
         if e["name"] == "backend":
             jobs.add(module)
             if MEMBER.search(e["args"]["detail"]):
                 library.add(module)
         elif e["name"] == "execute":
-            executed.add(module)
-            spans.append((base + e["ts"], base + e["ts"] + e["dur"]))
-    return {"jobs": sorted(jobs), "library": sorted(library), "executed": sorted(executed),
-            "spans": spans}
+            execute[module] = (start, end)
+        elif e["name"] in waits:
+            waits[e["name"]] += e["dur"] / 1e6
+            if e["name"] == SLOT_WAIT:
+                slot_end[module] = max(end, slot_end.get(module, end))
+    spans = [(slot_end.get(m, start), end) for m, (start, end) in execute.items()]
+    return {"jobs": sorted(jobs), "library": sorted(library), "executed": sorted(execute),
+            "spans": spans, "slot_wait_s": waits[SLOT_WAIT],
+            "link_wait_s": waits[LINK_WAIT]}
 
 
-def peak_overlap(spans: Sequence[Tuple[int, int]]) -> int:
-    """Most spans open at one instant (an end and a start at the same time
-    do not overlap)."""
+def peak_overlap(spans: Sequence[Tuple[int, int]], min_us: int = 1000) -> int:
+    """Most spans (µs) open at once for at least min_us: a job's "execute"
+    event ends some µs after its slot is given back and the next job starts,
+    which is no overlap of processes. An end and a start at the same time do
+    not overlap."""
     points = sorted([(s, 1) for s, _ in spans] + [(e, -1) for _, e in spans])
     peak = now = 0
-    for _, step in points:
+    for (t, step), (following, _) in zip(points, points[1:] + [(None, 0)]):
         now += step
-        peak = max(peak, now)
+        if following is not None and following - t >= min_us:
+            peak = max(peak, now)
     return peak
 
 
@@ -462,13 +530,6 @@ def check_programs(config: Config, argvs: List[List[str]], expected: List[str]) 
     return digests
 
 
-def ninja_env() -> Dict[str, str]:
-    """The environment of the links: no make jobserver from outside (ulto
-    dist would obey it), everything else as given."""
-    return {k: v for k, v in os.environ.items()
-            if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
-
-
 def run_ninja(config: Config, parallel: int) -> Tuple[float, float]:
     """ninja -j parallel on the configuration's build.ninja, in BUILD.
     Returns (CPU s of ninja and every link it waited for, wall s)."""
@@ -478,8 +539,7 @@ def run_ninja(config: Config, parallel: int) -> Tuple[float, float]:
     with tempfile.TemporaryFile() as out:
         start = time.perf_counter()
         try:
-            proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT,
-                                    env=ninja_env())
+            proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT)
         except OSError as e:
             raise LinkError(f"{config.name}: cannot run ninja: {e}") from e
         _, status, usage = os.wait4(proc.pid, 0)
@@ -537,19 +597,21 @@ def run_config(config: Config, args: argparse.Namespace, expected: List[str],
     argvs = [link_argv(config, k, cache, args.thinlto_jobs) for k in range(args.mains)]
     (here / "build.ninja").write_text(ninja_file(config, argvs))
 
+    runtime = None if args.shared_slots else Path("runtime") / f"{config.name}-r{r + 1}"
     sampler = BackendSampler(Path.cwd(), args.sample_ms / 1000)
-    machine_before = remote_bench.machine_cpu()
-    sampler.start()
-    try:
-        if config.concurrent:
-            cpu, wall = run_ninja(config, args.ninja_jobs)
-            stderrs = [(here / "logs" / f"main{k}.err").read_text(errors="replace")
-                       for k in range(args.mains)]
-        else:
-            cpu, wall, stderrs = run_sequential(config, argvs)
-    finally:
-        sampled = sampler.finish()
-    machine = remote_bench.machine_cpu() - machine_before
+    with link_environment(runtime):
+        machine_before = remote_bench.machine_cpu()
+        sampler.start()
+        try:
+            if config.concurrent:
+                cpu, wall = run_ninja(config, args.ninja_jobs)
+                stderrs = [(here / "logs" / f"main{k}.err").read_text(errors="replace")
+                           for k in range(args.mains)]
+            else:
+                cpu, wall, stderrs = run_sequential(config, argvs)
+        finally:
+            sampled = sampler.finish()
+        machine = remote_bench.machine_cpu() - machine_before
 
     digests = check_programs(config, argvs, expected)
     run = {"round": r + 1, "wall_s": wall, "cpu_s": cpu,
@@ -573,10 +635,12 @@ def run_config(config: Config, args: argparse.Namespace, expected: List[str],
         for key in ("jobs", "cached", "waited", "executed"):
             run[key] = sum(link["summary"][key] for link in links)
         run["at_once"] = links[0]["summary"]["at_once"]
-        run["trace_peak_execute"] = peak_overlap(
+        run["trace_peak_running"] = peak_overlap(
             [s for link in links for s in link["trace"]["spans"]])
         run["trace_jobs"] = sum(len(link["trace"]["jobs"]) for link in links)
         run["trace_executed"] = sum(len(link["trace"]["executed"]) for link in links)
+        for key in ("slot_wait_s", "link_wait_s"):
+            run[key] = sum(link["trace"][key] for link in links)
         run["links"] = [{"summary": link["summary"]["line"],
                          "jobs": link["trace"]["jobs"],
                          "library": link["trace"]["library"],
@@ -588,12 +652,14 @@ def run_config(config: Config, args: argparse.Namespace, expected: List[str],
                 print(f"  [{config.name} stderr] {line}", flush=True)
     if not args.keep_caches:
         shutil.rmtree(cache, ignore_errors=True)
+    if runtime is not None:
+        shutil.rmtree(runtime, ignore_errors=True)
     config.runs.append(run)
 
     jobs = ""
     if config.distributed:
         jobs = (f"  jobs {run['jobs']} ({run['cached']} cached, {run['waited']} waited, "
-                f"{run['executed']} executed)  trace peak {run['trace_peak_execute']}")
+                f"{run['executed']} executed)  trace peak {run['trace_peak_running']}")
     print(f"  round {r + 1}/{args.rounds} {config.name:11}: cpu {cpu:7.2f} s  wall "
           f"{wall:7.2f} s  others {run['others_cpu_s']:6.2f} s  sampled peak "
           f"{sampled['peak']} ({sampled['samples']} samples){jobs}", flush=True)
@@ -678,7 +744,8 @@ def summarise(config: Config, base: Config, distinct: Optional[int]) -> dict:
     row["sampled_mean_median"] = statistics.median(r["sampled"]["mean"] for r in runs)
     row["programs_stable"] = len({tuple(r["program_sha256"]) for r in runs}) == 1
     if config.distributed:
-        for key in ("jobs", "cached", "waited", "executed", "trace_peak_execute"):
+        for key in ("jobs", "cached", "waited", "executed", "trace_peak_running",
+                    "slot_wait_s", "link_wait_s"):
             row[key] = statistics.median(r[key] for r in runs)
         row["executed_over_distinct"] = (statistics.median(r["executed"] / distinct
                                                            for r in runs)
@@ -691,7 +758,7 @@ def main_table(rows: List[dict], base: str) -> str:
     lines = [f"| config | wall s min / median | CPU s min / median | wall ÷ {base} "
              f"| CPU ÷ {base} | others' CPU s | jobs | cached | waited | executed "
              "| executed ÷ distinct | cache entries | peak backends sampled "
-             "| peak execute (trace) |",
+             "| peak running (trace) |",
              "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
         dist = r["config"] != base
@@ -707,7 +774,7 @@ def main_table(rows: List[dict], base: str) -> str:
             f"| {fmt(r.get('waited'), 'g')} | {fmt(r.get('executed'), 'g')} "
             f"| {fmt(r.get('executed_over_distinct'), '.2f')} "
             f"| {r['cache_entries']:g} | {peak} "
-            f"| {fmt(r.get('trace_peak_execute'), 'g')} |")
+            f"| {fmt(r.get('trace_peak_running'), 'g')} |")
     return "\n".join(lines)
 
 
@@ -774,7 +841,9 @@ def self_test() -> int:
             return 1
     assert module_name("lib/libbench.a(u0001.o at 4064).7.6AE7.o") == "u0001.o"
     assert module_name("obj/main3.o") == "obj/main3.o"
-    assert peak_overlap([(0, 10), (10, 20), (5, 15)]) == 2
+    assert peak_overlap([(0, 10), (10, 20), (5, 15)], 1) == 2
+    assert peak_overlap([(0, 5000), (4990, 9000)]) == 1
+    assert peak_overlap([(0, 5000), (3000, 9000)]) == 2
     print("self-test passed")
     return 0
 
@@ -811,6 +880,12 @@ def parse_args(argv: Optional[List[str]]) -> argparse.Namespace:
                          "ulto-after and ulto-seq (default /work/main/build/bin)")
     ap.add_argument("--before-bin", type=Path, default=None,
                     help="ld.ulto and ulto of ulto-before (default: none, skipped)")
+    ap.add_argument("--no-snapshot", action="store_true",
+                    help="run the programs where they are, not copies made in "
+                         "BUILD/tools-* at the start")
+    ap.add_argument("--shared-slots", action="store_true",
+                    help="let ulto dist use the machine's slot pool (shared with "
+                         "anything else running ulto), not a private one per run")
     ap.add_argument("--keep-caches", action="store_true",
                     help="keep every run's cache under BUILD/caches")
     ap.add_argument("--self-test", action="store_true",
@@ -847,16 +922,23 @@ def check_tools(args: argparse.Namespace) -> None:
 
 def benchmark(args: argparse.Namespace) -> Tuple[dict, str]:
     check_tools(args)
-    # Which builds were measured, read before anything runs (they are rebuilt often).
-    bins = [args.ulto_bin] + ([args.before_bin] if args.before_bin else [])
-    sha = {str(b / name): link_bench.sha256(b / name)
-           for b in bins for name in ("ld.ulto", "ulto")}
-    sha[str(args.ulto_bin / "ulto-clang++")] = link_bench.sha256(args.ulto_bin /
-                                                                 "ulto-clang++")
     build = args.build
-    for d in ("corpus", "obj", "lib", "runs", "caches"):
+    for d in ("corpus", "obj", "lib", "runs", "caches", "runtime"):
         shutil.rmtree(build / d, ignore_errors=True)
     build.mkdir(parents=True, exist_ok=True)
+    # The programs measured, copied first: others rebuild them at any time.
+    after, before = ["ld.ulto", "ulto", "ulto-clang++"], ["ld.ulto", "ulto"]
+    if args.no_snapshot:
+        args.after_tools, args.before_tools = args.ulto_bin, args.before_bin
+    else:
+        args.after_tools = snapshot(args.ulto_bin, build / "tools-after", after)
+        args.before_tools = (snapshot(args.before_bin, build / "tools-before", before)
+                             if args.before_bin else None)
+    sha = {str(args.ulto_bin / name): link_bench.sha256(args.after_tools / name)
+           for name in after}
+    if args.before_bin:
+        sha.update({str(args.before_bin / name): link_bench.sha256(args.before_tools / name)
+                    for name in before})
     library, expected = build_corpus(args)
     configs, skipped = make_configs(args)
     for note in skipped:
@@ -879,7 +961,9 @@ def benchmark(args: argparse.Namespace) -> Tuple[dict, str]:
               "share": args.share, "seed": args.seed, "rounds": args.rounds,
               "ninja_jobs": args.ninja_jobs, "thinlto_jobs": args.thinlto_jobs,
               "seq": args.seq, "sample_ms": args.sample_ms, "hardware_threads":
-              os.cpu_count(), "sha256": sha,
+              os.cpu_count(), "sha256": sha, "snapshot": not args.no_snapshot,
+              "private_slot_pool": not args.shared_slots,
+              "ULTO_JOBS": os.environ.get("ULTO_JOBS"),
               "main_clusters": library.windows,
               "link_argv": {c.name: link_argv(c, 0, Path("caches") / f"{c.name}-rN",
                                               args.thinlto_jobs)
