@@ -186,10 +186,8 @@ Error Loader::addArchive(MemoryBufferRef Buffer, const LinkInput &Input) {
   // Members of thin archives live in buffers the archive owns.
   Out.Archives.push_back(std::move(*A));
 
-  // Without a symbol index lld reads each member's own symbols; so does
-  // ulto. With one, members are known by their offset.
-  bool HasIndex = Archive.hasSymbolTable();
-  DenseMap<uint64_t, size_t> LazyByOffset;
+  // lld ignores the archive's symbol index and reads each member's own
+  // symbols, so a stale or damaged index changes nothing; so does ulto.
   Error Err = Error::success();
   for (const object::Archive::Child &C : Archive.children(Err)) {
     Expected<StringRef> Name = C.getName();
@@ -205,32 +203,14 @@ Error Loader::addArchive(MemoryBufferRef Buffer, const LinkInput &Input) {
     if (!IsBitcode && Magic != file_magic::elf_relocatable)
       continue;
     LoadedFile File{(Input.Path + "(" + *Name + ")").str(), *Member, IsBitcode};
-    Error E = Input.WholeArchive ? load(File)
-              : HasIndex         ? Error::success()
-                                 : addLazy(File);
-    if (E) {
+    if (Error E = Input.WholeArchive ? load(File) : addLazy(File)) {
       consumeError(std::move(Err));
       return E;
-    }
-    if (!Input.WholeArchive && HasIndex) {
-      Lazies.push_back({File});
-      LazyByOffset[C.getChildOffset()] = Lazies.size() - 1;
     }
   }
   if (Err)
     return createStringError(Input.Path + ": " + toString(std::move(Err)));
-  if (Input.WholeArchive)
-    return Error::success();
-
-  for (const object::Archive::Symbol &Sym : Archive.symbols()) {
-    Expected<object::Archive::Child> C = Sym.getMember();
-    if (!C)
-      return createStringError(Input.Path + ": " + toString(C.takeError()));
-    auto It = LazyByOffset.find(C->getChildOffset());
-    if (It != LazyByOffset.end())
-      LazyBySymbol.try_emplace(Sym.getName(), It->second);
-  }
-  return retryUnresolved();
+  return Input.WholeArchive ? Error::success() : retryUnresolved();
 }
 
 Error Loader::add(const LinkInput &Input) {
