@@ -37,6 +37,12 @@ if (shutil.which("javac") and shutil.which("unshare") and shutil.which("ip")
     if (os.path.exists("/usr/lib/x86_64-linux-gnu/jni/libnetty-tcnative.so")
             and shutil.which("openssl")):
         config.available_features.add("remote-worker-tls")
+# Tests of full and read-only file systems mount them in a mount namespace of
+# their own (root).
+if (shutil.which("unshare") and shutil.which("mount")
+        and subprocess.call(["unshare", "-m", "true"],
+                            stderr=subprocess.DEVNULL) == 0):
+    config.available_features.add("mount-namespace")
 # The tests share one compiled server.
 config.environment["ULTO_REMOTE_WORKER_CLASSES"] = os.path.join(
     config.test_exec_root, "remote-worker-classes")

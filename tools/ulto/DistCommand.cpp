@@ -26,6 +26,7 @@
 #include "ulto/Remote/Capabilities.h"
 #include "ulto/Remote/RemoteConfig.h"
 #include "ulto/Remote/RemoteExecutor.h"
+#include "ulto/Support/AtomicFile.h"
 
 #include "clang/Basic/Stack.h"
 
@@ -54,14 +55,6 @@ namespace {
 #include "CommandOptTable.def"
 
 constexpr StringLiteral ToolName = "ulto dist";
-
-// Writes \p Path whole or not at all; the error names the path.
-Error writeFile(StringRef Path, function_ref<void(raw_ostream &)> Write) {
-  return writeToOutput(Path, [&](raw_ostream &OS) {
-    Write(OS);
-    return Error::success();
-  });
-}
 
 // clang-22's real path when \p Compiler is the clang-22 whose libclang-cpp
 // ulto runs on: then ulto can run its jobs itself, with the very same code.
@@ -323,6 +316,7 @@ Expected<DistConfig> readDistConfig(const opt::InputArgList &Args) {
 struct SharedWork {
   std::unique_ptr<BackendCache> Cache;
   std::optional<RunningJobs> Running;
+  bool ReadOnly = false;
 };
 
 Expected<SharedWork> openCache(const DistConfig &Config) {
@@ -340,14 +334,23 @@ Expected<SharedWork> openCache(const DistConfig &Config) {
   // Pruning before the link never removes what this link stores.
   if (Error E = prunePeriodically(Config.CacheDir, Config.CachePolicy))
     return E;
-  Expected<RunningJobs> Running = RunningJobs::open(Config.CacheDir);
-  if (Running) {
-    Running->removeAbandoned();
-    Shared.Running = std::move(*Running);
-  } else
-    WithColor::warning(errs(), ToolName)
-        << toString(Running.takeError())
-        << "; jobs that concurrent links share run in each of them\n";
+  // A read-only cache is one warning, not one per job.
+  std::string Why;
+  if (std::error_code EC =
+          sys::fs::access(Config.CacheDir, sys::fs::AccessMode::Write)) {
+    Why = "'" + Config.CacheDir + "': " + EC.message();
+  } else {
+    Expected<RunningJobs> Running = RunningJobs::open(Config.CacheDir);
+    if (Running) {
+      Running->removeAbandoned();
+      Shared.Running = std::move(*Running);
+      return Shared;
+    }
+    Why = toString(Running.takeError());
+  }
+  WithColor::warning(errs(), ToolName)
+      << "cannot write the cache: " << Why << "; this link only reads it\n";
+  Shared.ReadOnly = true;
   return Shared;
 }
 
@@ -435,7 +438,7 @@ DistSummary runTraced(const DistConfig &Config, const JobList &List,
 Error writeTrace(const DistConfig &Config) {
   if (Config.TraceFile.empty())
     return Error::success();
-  Error E = writeFile(Config.TraceFile, [](raw_ostream &OS) {
+  Error E = writeAtomically(Config.TraceFile, [](raw_ostream &OS) {
     SmallString<0> Trace;
     raw_svector_ostream TraceOS(Trace);
     timeTraceProfilerWrite(TraceOS);
@@ -466,7 +469,7 @@ int ulto::distMain(ArrayRef<const char *> Args) {
   if (!List)
     return reportErrors(ToolName, List.takeError());
   if (!Config->NinjaFile.empty())
-    if (Error E = writeFile(Config->NinjaFile, [&](raw_ostream &OS) {
+    if (Error E = writeAtomically(Config->NinjaFile, [&](raw_ostream &OS) {
           writeNinjaFile(*List, OS);
         }))
       return reportErrors(ToolName, std::move(E));
@@ -478,6 +481,7 @@ int ulto::distMain(ArrayRef<const char *> Args) {
   if (!Shared)
     return reportErrors(ToolName, Shared.takeError());
   Opts.Cache = Shared->Cache.get();
+  Opts.CacheReadOnly = Shared->ReadOnly;
   if (Shared->Running)
     Opts.Running = &*Shared->Running;
 

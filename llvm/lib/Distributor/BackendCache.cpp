@@ -1,6 +1,7 @@
 //===- BackendCache.cpp - Content-addressed cache of backend objects ------===//
 
 #include "ulto/Distributor/BackendCache.h"
+#include "ulto/Support/AtomicFile.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/BLAKE3.h"
@@ -94,10 +95,9 @@ std::unique_ptr<MemoryBuffer> BackendCache::lookup(StringRef Key,
 
 Error BackendCache::store(StringRef Key, StringRef Object) {
   BLAKE3Result<32> Sum = entryDigest(Key, Object);
-  return writeToOutput(entryPath(Key), [&](raw_ostream &OS) {
+  return writeAtomically(entryPath(Key), [&](raw_ostream &OS) {
     OS << Object << EntryMagic;
     OS.write(reinterpret_cast<const char *>(Sum.data()), Sum.size());
-    return Error::success();
   });
 }
 

@@ -5,6 +5,7 @@
 #include "ulto/Distributor/CacheKey.h"
 #include "ulto/Distributor/ObjectCheck.h"
 #include "ulto/Distributor/Scheduler.h"
+#include "ulto/Support/AtomicFile.h"
 
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/FileSystem.h"
@@ -14,6 +15,7 @@
 #include "llvm/Support/Threading.h"
 #include "llvm/Support/TimeProfiler.h"
 
+#include <atomic>
 #include <chrono>
 #include <mutex>
 
@@ -51,7 +53,8 @@ public:
   Run(const JobList &List, Executor &Exec, const DistOptions &Opts,
       StatusSink &Status)
       : List(List), Exec(Exec), Opts(Opts), Status(Status), Cache(Opts.Cache),
-        Keys(List.Jobs.size()), Targets(List.Jobs.size()) {}
+        Keys(List.Jobs.size()), Targets(List.Jobs.size()),
+        CacheUnwritable(Opts.CacheReadOnly), Running(Opts.Running) {}
 
   DistSummary run();
 
@@ -69,6 +72,9 @@ private:
   std::optional<Source> produceShared(size_t I, bool MayDefer);
   /// Writes the job's object from the cache when the cache has it.
   Lookup lookup(size_t I);
+  /// Stores an object; a cache that cannot be written (full, read-only) is
+  /// one warning, and the link stores no more.
+  void store(StringRef Key, StringRef Object);
   Source executeJob(size_t I);
   bool checkInputs(const BackendJob &Job);
   /// Runs the job on the executor and checks its object; false after
@@ -92,6 +98,10 @@ private:
   // Per job, written by the thread that runs it.
   std::vector<std::string> Keys; // Empty: not cached.
   std::vector<Triple> Targets;
+
+  std::atomic<bool> CacheUnwritable{false};
+  /// Null once claiming proved impossible; then jobs run unshared.
+  std::atomic<const RunningJobs *> Running;
 
   std::mutex Mutex; // Guards Summary and Status.
   DistSummary Summary;
@@ -138,10 +148,7 @@ bool Run::checkInputs(const BackendJob &Job) {
 }
 
 bool Run::writeOutput(const BackendJob &Job, StringRef Object) {
-  Error E = writeToOutput(Job.output(), [&](raw_ostream &OS) {
-    OS << Object;
-    return Error::success();
-  });
+  Error E = writeAtomically(Job.output(), Object);
   if (!E)
     return true;
   fail(Job, "cannot write '" + Job.output() + "': " + toString(std::move(E)),
@@ -230,9 +237,7 @@ bool Run::execute(const BackendJob &Job, const Triple &Target, StringRef Key) {
     if (Result.Object && !writeOutput(Job, *Result.Object))
       return false;
     if (!Key.empty())
-      if (Error E = Cache->store(Key, Object->getBuffer()))
-        warn("cannot store the object of '" + Job.module() +
-             "' in the cache: " + toString(std::move(E)));
+      store(Key, Object->getBuffer());
     return true;
   }
 }
@@ -251,6 +256,18 @@ Run::Lookup Run::lookup(size_t I) {
   return writeOutput(Job, Object->getBuffer()) ? Lookup::Hit : Lookup::Failed;
 }
 
+void Run::store(StringRef Key, StringRef Object) {
+  if (CacheUnwritable)
+    return;
+  Error E = Cache->store(Key, Object);
+  if (!E)
+    return;
+  if (CacheUnwritable.exchange(true))
+    return consumeError(std::move(E));
+  warn("cannot store objects in the cache: " + toString(std::move(E)) +
+       "; this link stores no more");
+}
+
 Run::Source Run::executeJob(size_t I) {
   return execute(List.Jobs[I], Targets[I], Keys[I]) ? Source::Executor
                                                     : Source::None;
@@ -266,10 +283,16 @@ std::optional<Run::Source> Run::produceShared(size_t I, bool MayDefer) {
   bool Waited = !MayDefer;
   auto Deadline = std::chrono::steady_clock::now() + Opts.WaitLimit;
   while (true) {
-    Expected<RunningJobs::Claim> Claim = Opts.Running->claim(Keys[I]);
+    const RunningJobs *Shared = Running;
+    if (!Shared)
+      return executeJob(I);
+    Expected<RunningJobs::Claim> Claim = Shared->claim(Keys[I]);
     if (!Claim) {
-      warn("running the backend for '" + Job.module() +
-           "' without telling other links: " + toString(Claim.takeError()));
+      if (Running.exchange(nullptr))
+        warn("concurrent links cannot share this link's jobs: " +
+             toString(Claim.takeError()));
+      else
+        consumeError(Claim.takeError());
       return executeJob(I);
     }
     if (!Claim->held()) {
@@ -335,7 +358,7 @@ std::optional<Run::Source> Run::produce(size_t I, bool MayDefer) {
         return fromLookup(L, Source::Cache);
     }
   }
-  if (Keys[I].empty() || !Opts.Running)
+  if (Keys[I].empty() || !Running)
     return executeJob(I);
   return produceShared(I, MayDefer);
 }

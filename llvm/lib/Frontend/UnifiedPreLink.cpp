@@ -17,6 +17,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ulto/Frontend/UnifiedPreLink.h"
+#include "ulto/Support/AtomicFile.h"
 #include "ulto/UnifiedLTO/SourceFileIdentifier.h"
 #include "ulto/UnifiedLTO/UnifiedBitcodeWriter.h"
 #include "clang/Basic/DiagnosticFrontend.h"
@@ -85,10 +86,7 @@ static bool prepareLikeClang(CompilerInstance &Clang) {
 
 static bool writeOutput(CompilerInstance &Clang, StringRef Path,
                         StringRef Bytes) {
-  Error Err = writeToOutput(Path, [&](raw_ostream &OS) {
-    OS << Bytes;
-    return Error::success();
-  });
+  Error Err = writeAtomically(Path, Bytes);
   if (!Err)
     return true;
   Clang.getDiagnostics().Report(diag::err_fe_unable_to_open_output)

@@ -31,6 +31,8 @@ struct DistOptions {
   bool Jobserver = true;
   /// The cache, or null to run every job.
   BackendCache *Cache = nullptr;
+  /// Read from the cache, but store nothing in it (it is not writable).
+  bool CacheReadOnly = false;
   /// The jobs running on this machine, or null to run a job even while
   /// another link runs it; only with a cache.
   const RunningJobs *Running = nullptr;

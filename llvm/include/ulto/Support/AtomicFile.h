@@ -1,0 +1,34 @@
+//===- AtomicFile.h - A file written whole or not at all --------*- C++ -*-===//
+//
+// LLVM's writeToOutput renames its temporary file into place even when
+// writing it failed (a full disk leaves an empty or cut file under the final
+// name), and the stream then aborts the process with "IO failure on output
+// stream" when it is destroyed. writeAtomically checks the stream before the
+// rename: on any failure the temporary file is removed, the path keeps what
+// it had, and the caller gets an error naming the path.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ULTO_SUPPORT_ATOMICFILE_H
+#define ULTO_SUPPORT_ATOMICFILE_H
+
+#include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace ulto {
+
+/// Writes \p Path through \p Write into a temporary file next to it, then
+/// renames it into place; nothing is renamed if a write fails. "-" is
+/// stdout, as for clang's -o.
+llvm::Error
+writeAtomically(llvm::StringRef Path,
+                llvm::function_ref<void(llvm::raw_ostream &)> Write);
+
+/// writeAtomically of \p Bytes.
+llvm::Error writeAtomically(llvm::StringRef Path, llvm::StringRef Bytes);
+
+} // namespace ulto
+
+#endif // ULTO_SUPPORT_ATOMICFILE_H

@@ -1,0 +1,77 @@
+//===- AtomicFileTest.cpp - Whole or not at all ---------------------------===//
+//
+// A write that fails half-way (here: past RLIMIT_FSIZE, as a full disk would
+// fail it) leaves the path as it was and no temporary file beside it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ulto/Support/AtomicFile.h"
+
+#include "Common/ErrorText.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Testing/Support/SupportHelpers.h"
+#include "gtest/gtest.h"
+
+#include <csignal>
+#include <sys/resource.h>
+
+using namespace llvm;
+using namespace ulto;
+using namespace ulto::test;
+
+namespace {
+
+std::string readFile(StringRef Path) {
+  ErrorOr<std::unique_ptr<MemoryBuffer>> Buffer = MemoryBuffer::getFile(Path);
+  return Buffer ? (*Buffer)->getBuffer().str() : "<none>";
+}
+
+std::vector<std::string> filesIn(StringRef Dir) {
+  std::vector<std::string> Names;
+  std::error_code EC;
+  for (sys::fs::directory_iterator It(Dir, EC), End; It != End && !EC;
+       It.increment(EC))
+    Names.push_back(sys::path::filename(It->path()).str());
+  llvm::sort(Names);
+  return Names;
+}
+
+TEST(AtomicFileTest, WritesTheWholeFile) {
+  unittest::TempDir Dir("atomic", /*Unique=*/true);
+  std::string Path = (Dir.path() + "/out").str();
+  EXPECT_EQ(errorText(writeAtomically(Path, "old")), "");
+  EXPECT_EQ(errorText(writeAtomically(Path, "new")), "");
+  EXPECT_EQ(readFile(Path), "new");
+  EXPECT_EQ(filesIn(Dir.path()), std::vector<std::string>{"out"});
+}
+
+TEST(AtomicFileTest, AFailedWriteKeepsWhatWasThere) {
+  unittest::TempDir Dir("atomic", /*Unique=*/true);
+  std::string Path = (Dir.path() + "/out").str();
+  ASSERT_EQ(errorText(writeAtomically(Path, "old")), "");
+
+  struct rlimit Saved;
+  ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &Saved), 0);
+  struct rlimit Small = Saved;
+  Small.rlim_cur = 4096;
+  auto OldHandler = std::signal(SIGXFSZ, SIG_IGN);
+  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &Small), 0);
+  Error E = writeAtomically(Path, std::string(1 << 20, 'x'));
+  ::setrlimit(RLIMIT_FSIZE, &Saved);
+  std::signal(SIGXFSZ, OldHandler);
+
+  EXPECT_EQ(errorText(std::move(E)), "'" + Path + "': File too large");
+  EXPECT_EQ(readFile(Path), "old");
+  EXPECT_EQ(filesIn(Dir.path()), std::vector<std::string>{"out"});
+}
+
+TEST(AtomicFileTest, AnUncreatableFileIsAnErrorNamingIt) {
+  unittest::TempDir Dir("atomic", /*Unique=*/true);
+  std::string Path = (Dir.path() + "/missing/out").str();
+  std::string Text = errorText(writeAtomically(Path, "x"));
+  EXPECT_EQ(Text.rfind("'" + Path + "': ", 0), 0u) << Text;
+  EXPECT_FALSE(sys::fs::exists(Path));
+}
+
+} // namespace
