@@ -243,10 +243,13 @@ int main(int Argc, char **Argv) {
     DistArgs = distributedLinkArgs(Argv[0], Opts, DistOptions);
     if (DistArgs.empty())
       return 1;
-    // --lto=thin replaces --lto=distributed where it stood.
+    // --lto=thin replaces --lto=distributed where it stood; the distributor
+    // and its first argument, "dist", come before the user's
+    // --thinlto-distributor-arg= (an @file of ulto dist options).
     LLDArgs[FirstLinkArg + *Opts.LTOModeIndex] = DistArgs[0].c_str();
-    for (const std::string &Arg : ArrayRef(DistArgs).drop_front())
-      LLDArgs.push_back(Arg.c_str());
+    for (const std::string &Arg :
+         llvm::reverse(ArrayRef(DistArgs).drop_front()))
+      LLDArgs.insert(LLDArgs.begin() + FirstLinkArg, Arg.c_str());
   }
   lld::Result R =
       lld::lldMain(LLDArgs, outs(), errs(), {{lld::Gnu, &lld::elf::link}});

@@ -11,6 +11,7 @@
 
 #include "llvm/Option/ArgList.h"
 #include "llvm/Option/OptTable.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
@@ -69,6 +70,10 @@ Expected<CacheConfig> readCacheConfig(const opt::InputArgList &Args) {
     return Errors;
   if (Config.Dir.empty())
     return createStringError("--cache-dir= needs a directory");
+  // The default cache may not exist yet; a directory named here must.
+  if (Args.hasArg(OPT_cache_dir) && !sys::fs::exists(Config.Dir))
+    return createStringError("cache directory '%s' does not exist",
+                             Config.Dir.c_str());
   return Config;
 }
 

@@ -9,6 +9,7 @@ def jobs : Joined<["--"], "jobs=">, MetaVarName<"<n>">,
                     "$ULTO_JOBS, else one per hardware thread; a make "
                     "jobserver replaces this limit)">;
 def : JoinedOrSeparate<["-"], "j">, Alias<jobs>, HelpText<"Alias for --jobs=">;
+def : Separate<["--"], "jobs">, Alias<jobs>, HelpText<"Alias for --jobs=">;
 def wait_limit : Joined<["--"], "wait-limit=">, MetaVarName<"<seconds>">,
                  HelpText<"Wait at most this long for a concurrent link "
                           "running the same job, then run it here (default "
