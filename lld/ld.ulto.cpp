@@ -16,6 +16,7 @@
 #include "lld/Common/Driver.h"
 #include "ulto/Link/LTOPlan.h"
 #include "ulto/Link/LinkInputs.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Option/ArgList.h"
 #include "llvm/Option/OptTable.h"
 #include "llvm/Support/CommandLine.h"
@@ -194,6 +195,43 @@ bool checkBitcodeInputs(const Options &Opts) {
   return Errors.empty();
 }
 
+// --help and --version: lld's text, which build systems parse, with what
+// ld.ulto adds.
+bool describesItself(ArrayRef<const char *> Args) {
+  return llvm::any_of(Args, [](StringRef A) {
+    return A == "--help" || A == "-help" || A == "--version" || A == "-version";
+  });
+}
+
+int runDescribingItself(ArrayRef<const char *> LLDArgs) {
+  std::string Text;
+  raw_string_ostream OS(Text);
+  lld::Result R =
+      lld::lldMain(LLDArgs, OS, errs(), {{lld::Gnu, &lld::elf::link}});
+  StringRef Rest = Text;
+  if (Rest.consume_front("OVERVIEW: lld\n")) {
+    outs() << "OVERVIEW: ld.ulto (ulto " ULTO_VERSION "), lld 22 with the LTO "
+              "mode chosen at link time\n";
+    for (StringRef Line : llvm::split(Rest, "\n")) {
+      if (Line.trim().starts_with("--lto=[full,thin]"))
+        Line = "  --lto=[full,thin,distributed] Set LTO backend; distributed: "
+               "ThinLTO backends as separate, cached jobs (ulto dist)";
+      outs() << Line << "\n";
+    }
+    outs() << "ULTO OPTIONS (with --lto=distributed):\n"
+              "  --dist-<option>         Pass --<option> to ulto dist, e.g. "
+              "--dist-jobs=8 (see ulto dist --help)\n"
+              "  --no-dist-cache         Run every backend job; neither read "
+              "nor fill the cache\n";
+    return R.retCode;
+  }
+  outs() << Text;
+  if (R.retCode == 0 && StringRef(Text).contains("LLD"))
+    outs() << "ld.ulto: ulto " ULTO_VERSION
+              ", --lto=thin, full or distributed\n";
+  return R.retCode;
+}
+
 } // namespace
 
 int main(int Argc, char **Argv) {
@@ -251,6 +289,8 @@ int main(int Argc, char **Argv) {
          llvm::reverse(ArrayRef(DistArgs).drop_front()))
       LLDArgs.insert(LLDArgs.begin() + FirstLinkArg, Arg.c_str());
   }
+  if (describesItself(Args))
+    return runDescribingItself(LLDArgs);
   lld::Result R =
       lld::lldMain(LLDArgs, outs(), errs(), {{lld::Gnu, &lld::elf::link}});
   return R.retCode;

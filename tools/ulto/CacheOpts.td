@@ -3,6 +3,7 @@ include "llvm/Option/OptParser.td"
 
 def help : Flag<["--", "-"], "help">, HelpText<"Display this help">;
 def : Flag<["-"], "h">, Alias<help>, HelpText<"Alias for --help">;
+def version : Flag<["--"], "version">, HelpText<"Display the version of ulto">;
 def cache_dir : Joined<["--"], "cache-dir=">, MetaVarName<"<dir>">,
                 HelpText<"Cache directory (default: $ULTO_CACHE_DIR, else "
                          "~/.cache/ulto)">;

@@ -3,6 +3,7 @@ include "llvm/Option/OptParser.td"
 
 def help : Flag<["--", "-"], "help">, HelpText<"Display this help">;
 def : Flag<["-"], "h">, Alias<help>, HelpText<"Alias for --help">;
+def version : Flag<["--"], "version">, HelpText<"Display the version of ulto">;
 def jobs : Joined<["--"], "jobs=">, MetaVarName<"<n>">,
            HelpText<"Run at most <n> backend jobs at once on this machine, "
                     "counting the jobs of concurrent links (default: "

@@ -54,6 +54,10 @@ std::string commandList() {
 
 } // namespace
 
+void ulto::printVersion(raw_ostream &OS) {
+  OS << "ulto version " ULTO_VERSION " (LLVM " LLVM_VERSION_STRING ")\n";
+}
+
 int ulto::reportErrors(StringRef Tool, Error Errors) {
   handleAllErrors(std::move(Errors), [&](const ErrorInfoBase &E) {
     WithColor::error(errs(), Tool) << E.message() << "\n";
@@ -69,12 +73,12 @@ int main(int Argc, char **Argv) {
     return 1;
   }
   StringRef Name = Argv[1];
-  if (Name == "--help" || Name == "-help" || Name == "-h") {
+  if (Name == "--help" || Name == "-help" || Name == "-h" || Name == "help") {
     printUsage(outs());
     return 0;
   }
-  if (Name == "--version") {
-    outs() << "ulto version " ULTO_VERSION " (LLVM " LLVM_VERSION_STRING ")\n";
+  if (Name == "--version" || Name == "version") {
+    ulto::printVersion(outs());
     return 0;
   }
 

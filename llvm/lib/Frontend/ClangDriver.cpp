@@ -222,6 +222,20 @@ static void applyUltoOptions(Compilation &C, const Driver &D,
     D.Diag(diag::warn_drv_unused_argument) << Taken.back();
 }
 
+// After clang's --help and --version, which build systems parse: ulto's
+// options and version.
+static void describeUlto(const InputArgList &Args) {
+  if (Args.hasArg(options::OPT_help))
+    outs() << "\nULTO OPTIONS:\n"
+              "  -flto=distributed       Compile as -flto=thin -funified-lto; "
+              "link with ld.ulto --lto=distributed\n"
+              "  -funified-lto-pipeline=full|thin\n"
+              "                          The pre-link pipeline of "
+              "-funified-lto (default: full)\n";
+  if (Args.hasArg(options::OPT__version))
+    outs() << "ulto-clang: ulto " ULTO_VERSION "\n";
+}
+
 int ulto::runClangDriver(ArrayRef<const char *> Argv,
                          StringRef ExecutablePath) {
   SmallVector<const char *, 256> Args(Argv.begin(), Argv.end());
@@ -320,6 +334,10 @@ int ulto::runClangDriver(ArrayRef<const char *> Argv,
           Status, Driver::ReproLevel::OnCrash, *C, *FailingCommand))
     Res = 1;
   Diags.getClient()->finish();
+
+  // ulto-clang (not clang-22 run for ulto dist) says what it adds.
+  if (ExecutablePath.empty())
+    describeUlto(ArgList);
 
   TimerGroup::printAll(errs());
   TimerGroup::clearAll();
