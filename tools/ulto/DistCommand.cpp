@@ -14,6 +14,7 @@
 #include "Commands.h"
 
 #include "ulto/Distributor/BackendCache.h"
+#include "ulto/Distributor/Cancellation.h"
 #include "ulto/Distributor/Distributor.h"
 #include "ulto/Distributor/Executor.h"
 #include "ulto/Distributor/ForkServer.h"
@@ -411,6 +412,9 @@ Error writeTrace(const DistConfig &Config) {
 } // namespace
 
 int ulto::distMain(ArrayRef<const char *> Args) {
+  // Ends with the link: when the linker dies, or on an interrupt, the jobs
+  // stop and the files written for them go (Cancellation.h).
+  Cancellation Cancel(ToolName);
   BumpPtrAllocator Alloc;
   StringSaver Saver(Alloc);
   std::optional<opt::InputArgList> ArgList = CommandOptTable().parse(
@@ -428,6 +432,7 @@ int ulto::distMain(ArrayRef<const char *> Args) {
   Expected<JobList> List = readJobList(Config->JobList);
   if (!List)
     return reportErrors(ToolName, List.takeError());
+  Cancel.watch(Config->JobList, *List);
   if (!Config->NinjaFile.empty())
     if (Error E = writeFile(Config->NinjaFile, [&](raw_ostream &OS) {
           writeNinjaFile(*List, OS);
