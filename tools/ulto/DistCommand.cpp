@@ -14,6 +14,7 @@
 #include "Commands.h"
 
 #include "ulto/Distributor/BackendCache.h"
+#include "ulto/Distributor/Cancellation.h"
 #include "ulto/Distributor/Distributor.h"
 #include "ulto/Distributor/Executor.h"
 #include "ulto/Distributor/ForkServer.h"
@@ -451,6 +452,9 @@ Error writeTrace(const DistConfig &Config) {
 } // namespace
 
 int ulto::distMain(ArrayRef<const char *> Args) {
+  // Ends with the link: when the linker dies, or on an interrupt, the jobs
+  // stop and the files written for them go (Cancellation.h).
+  Cancellation Cancel(ToolName);
   BumpPtrAllocator Alloc;
   StringSaver Saver(Alloc);
   std::optional<opt::InputArgList> ArgList = CommandOptTable().parse(
@@ -468,6 +472,7 @@ int ulto::distMain(ArrayRef<const char *> Args) {
   Expected<JobList> List = readJobList(Config->JobList);
   if (!List)
     return reportErrors(ToolName, List.takeError());
+  Cancel.watch(Config->JobList, *List);
   if (!Config->NinjaFile.empty())
     if (Error E = writeAtomically(Config->NinjaFile, [&](raw_ostream &OS) {
           writeNinjaFile(*List, OS);

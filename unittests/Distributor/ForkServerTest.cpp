@@ -12,6 +12,7 @@
 
 #include <csignal>
 #include <thread>
+#include <unistd.h>
 
 using namespace llvm;
 using namespace ulto;
@@ -85,6 +86,35 @@ TEST(ForkServerTest, ManyJobsAtOnce) {
     EXPECT_EQ(Results[I].Status.Kind, ForkServer::Status::Exited);
     EXPECT_EQ(Results[I].Status.Code, int(I));
   }
+}
+
+// SIGTERM, which the server gets when `ulto dist` dies or is interrupted,
+// stops the running jobs with SIGTERM (clang removes its temporary output on
+// it) and ends the server.
+TEST(ForkServerTest, SigtermStopsTheJobsAndTheServer) {
+  int Started[2];
+  ASSERT_EQ(pipe(Started), 0);
+  Expected<std::unique_ptr<ForkServer>> Server =
+      ForkServer::start([&](ArrayRef<const char *>) {
+        char Byte = 0;
+        (void)!write(Started[1], &Byte, 1);
+        for (;;)
+          pause();
+        return 0;
+      });
+  ASSERT_EQ(errorText(Server), "");
+  Ended Stopped;
+  std::thread Job([&] { Stopped = run(**Server, {"cc"}); });
+  char Byte;
+  EXPECT_EQ(read(Started[0], &Byte, 1), 1);
+  kill((*Server)->process(), SIGTERM);
+  Job.join();
+  EXPECT_EQ(Stopped.Status.Kind, ForkServer::Status::Signalled);
+  EXPECT_EQ(Stopped.Status.Code, SIGTERM);
+  // Nothing runs any more.
+  EXPECT_EQ(run(**Server, {"cc"}).Status.Kind, ForkServer::Status::NotForked);
+  close(Started[0]);
+  close(Started[1]);
 }
 
 } // namespace

@@ -4,11 +4,12 @@
 #include "ulto/Distributor/ContentNames.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/FileUtilities.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Program.h"
+#include "llvm/Support/Signals.h"
 
 using namespace llvm;
 
@@ -81,7 +82,12 @@ Expected<std::string> computeCompilerIdentity(StringRef Compiler) {
           sys::fs::createTemporaryFile("ulto-version", "txt", VersionFile))
     return createStringError(EC, "cannot create a temporary file: %s",
                              EC.message().c_str());
-  FileRemover Remover(VersionFile);
+  // Removed after use, or by an interrupt (Cancellation.h).
+  sys::RemoveFileOnSignal(VersionFile);
+  scope_exit Remove([&] {
+    sys::fs::remove(VersionFile);
+    sys::DontRemoveFileOnSignal(VersionFile);
+  });
   std::optional<StringRef> Redirects[] = {StringRef(), StringRef(VersionFile),
                                           StringRef()};
   std::string ErrMsg;

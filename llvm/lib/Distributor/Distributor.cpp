@@ -3,6 +3,7 @@
 #include "ulto/Distributor/Distributor.h"
 
 #include "ulto/Distributor/CacheKey.h"
+#include "ulto/Distributor/Cancellation.h"
 #include "ulto/Distributor/ObjectCheck.h"
 #include "ulto/Distributor/Scheduler.h"
 #include "ulto/Support/AtomicFile.h"
@@ -148,6 +149,10 @@ bool Run::checkInputs(const BackendJob &Job) {
 }
 
 bool Run::writeOutput(const BackendJob &Job, StringRef Object) {
+  // None once interrupted: the interrupt removes the objects (Cancellation.h).
+  ObjectWrite Writing;
+  if (!Writing)
+    return false;
   Error E = writeAtomically(Job.output(), Object);
   if (!E)
     return true;

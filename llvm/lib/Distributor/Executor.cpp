@@ -1,14 +1,16 @@
 //===- Executor.cpp - Where backend jobs run ------------------------------===//
 
 #include "ulto/Distributor/Executor.h"
+#include "ulto/Distributor/Cancellation.h"
 #include "ulto/Distributor/ForkServer.h"
 #include "ulto/Distributor/SlotPool.h"
 
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/FileUtilities.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Program.h"
+#include "llvm/Support/Signals.h"
 #include "llvm/Support/TimeProfiler.h"
 
 #include <cstring>
@@ -46,11 +48,18 @@ static ExecutionResult spawn(ArrayRef<std::string> Command,
   std::optional<StringRef> Redirects[] = {StringRef(), OutputFile, OutputFile};
   std::string ErrMsg;
   bool ExecutionFailed = false;
-  int Status = sys::ExecuteAndWait(*Compiler, Args, std::nullopt, Redirects,
-                                   /*SecondsToWait=*/0, /*MemoryLimit=*/0,
-                                   &ErrMsg, &ExecutionFailed);
+  // Known from before it starts, so that an interrupt stops it.
+  JobProcess Process;
+  if (!Process.mayStart())
+    return ExecutionResult::ended(ExitKind::NotStarted, "interrupted");
+  sys::ProcessInfo Child =
+      sys::ExecuteNoWait(*Compiler, Args, std::nullopt, Redirects,
+                         /*MemoryLimit=*/0, &ErrMsg, &ExecutionFailed);
   if (ExecutionFailed)
     return ExecutionResult::ended(ExitKind::NotStarted, ErrMsg);
+  Process.started(Child.Pid);
+  int Status =
+      sys::Wait(Child, /*SecondsToWait=*/std::nullopt, &ErrMsg).ReturnCode;
   // Program.h reports a signal as -2, naming it in ErrMsg.
   if (Status == -2)
     return ExecutionResult::ended(ExitKind::Signalled, ErrMsg);
@@ -76,7 +85,12 @@ ExecutionResult LocalExecutor::run(const JobList &List, const BackendJob &Job) {
   if (std::error_code EC =
           sys::fs::createTemporaryFile("ulto-backend", "txt", OutputFile))
     return ExecutionResult::ended(ExitKind::NotStarted, EC.message());
-  FileRemover Remover(OutputFile);
+  // Removed after the job, or by an interrupt (Cancellation.h).
+  sys::RemoveFileOnSignal(OutputFile);
+  scope_exit Remove([&] {
+    sys::fs::remove(OutputFile);
+    sys::DontRemoveFileOnSignal(OutputFile);
+  });
   std::optional<SlotPool::Slot> Slot;
   if (Slots) {
     TimeTraceScope Scope("wait for a slot", Job.module());

@@ -4,15 +4,24 @@
 // arrives whole: a request is a 64-bit ID, then the output file and the
 // arguments, each ending in NUL; a reply is the ID and how the child ended.
 //
+// The server ends with `ulto dist`, and each child with the server
+// (PR_SET_PDEATHSIG, Cancellation.h). On SIGTERM, SIGINT or SIGHUP the server
+// stops its children with SIGTERM, on which clang removes its temporary
+// output, SIGKILL after two seconds, and exits once it has reaped them all:
+// when `ulto dist` has waited for the server, no job runs.
+//
 //===----------------------------------------------------------------------===//
 
 #include "ulto/Distributor/ForkServer.h"
 
+#include "llvm/Support/Signals.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <fcntl.h>
+#include <iterator>
 #include <optional>
 #include <poll.h>
 #include <signal.h>
@@ -32,18 +41,51 @@ struct Reply {
   ForkServer::Status Ended;
 };
 
-// The server's end of its self-pipe: SIGCHLD wakes its poll().
+// The server's end of its self-pipe: SIGCHLD and a stop request wake its
+// poll().
 int ChildExitedFd = -1;
+volatile sig_atomic_t StopRequested = 0;
 
-void onChildExited(int) {
+void wakeServer() {
   int Saved = errno;
   char Byte = 0;
   (void)!write(ChildExitedFd, &Byte, 1);
   errno = Saved;
 }
 
+void onChildExited(int) { wakeServer(); }
+
+constexpr int StopSignals[] = {SIGINT, SIGTERM, SIGHUP};
+
+// The server's interrupt function, called by LLVM's signal handler. The
+// server stops once: another of these signals would end it at once, before
+// its children.
+void onStop() {
+  StopRequested = 1;
+  struct sigaction Ignore = {};
+  Ignore.sa_handler = SIG_IGN;
+  for (int Signal : StopSignals)
+    sigaction(Signal, &Ignore, nullptr);
+  wakeServer();
+}
+
+sigset_t stopSignals() {
+  sigset_t Signals;
+  sigemptyset(&Signals);
+  for (int Signal : StopSignals)
+    sigaddset(&Signals, Signal);
+  return Signals;
+}
+
+// Forked with the stop signals held, so that none arrives before the child
+// is a job rather than a server.
 [[noreturn]] void runChild(int Socket, int WakeRead, ArrayRef<char> Request,
-                           const ForkServer::MainFn &Main) {
+                           const ForkServer::MainFn &Main, pid_t Server) {
+  sys::SetInterruptFunction(nullptr);
+  if (!terminateWhenParentDies(Server))
+    _exit(1);
+  sigset_t Signals = stopSignals();
+  sigprocmask(SIG_UNBLOCK, &Signals, nullptr);
   signal(SIGCHLD, SIG_DFL);
   close(Socket);
   close(WakeRead);
@@ -67,7 +109,37 @@ void onChildExited(int) {
   _exit(Code);
 }
 
-[[noreturn]] void serve(int Socket, const ForkServer::MainFn &Main) {
+// Stops the running children, which a Ctrl-C has reached too, as it has
+// the server: a signal of ours while clang handles that one would end it
+// before it has removed its temporary output. So they get a moment, then
+// SIGTERM (clang removes its temporary output on it), then SIGKILL. Returns
+// how long poll() may sleep, in milliseconds.
+int stopChildren(const DenseMap<pid_t, uint64_t> &Running,
+                 std::optional<std::chrono::steady_clock::time_point> &Since,
+                 size_t &StepsDone) {
+  using namespace std::chrono;
+  struct {
+    milliseconds After;
+    int Signal;
+  } Steps[] = {{milliseconds(100), SIGTERM}, {seconds(2), SIGKILL}};
+  auto Now = steady_clock::now();
+  if (!Since)
+    Since = Now;
+  for (size_t I = 0; I != std::size(Steps); ++I) {
+    auto At = *Since + Steps[I].After;
+    if (Now < At)
+      return duration_cast<milliseconds>(At - Now).count() + 1;
+    if (StepsDone > I)
+      continue;
+    for (const auto &Child : Running)
+      kill(Child.first, Steps[I].Signal);
+    StepsDone = I + 1;
+  }
+  return -1;
+}
+
+[[noreturn]] void serve(int Socket, const ForkServer::MainFn &Main,
+                        pid_t Distributor) {
   int Wake[2];
   if (pipe2(Wake, O_CLOEXEC | O_NONBLOCK) != 0)
     _exit(1);
@@ -76,13 +148,28 @@ void onChildExited(int) {
   Action.sa_handler = onChildExited;
   Action.sa_flags = SA_RESTART | SA_NOCLDSTOP;
   sigaction(SIGCHLD, &Action, nullptr);
+  // Not `ulto dist`'s interrupt function, inherited: the server's own.
+  sys::SetInterruptFunction(onStop);
+  if (!terminateWhenParentDies(Distributor))
+    _exit(1);
+  pid_t Self = getpid();
+  sigset_t Signals = stopSignals();
 
   DenseMap<pid_t, uint64_t> Running;
   std::vector<char> Request(1 << 20);
   bool Open = true;
+  std::optional<std::chrono::steady_clock::time_point> StopSince;
+  size_t StopSteps = 0;
   while (Open || !Running.empty()) {
+    int Timeout = -1;
+    if (StopRequested) {
+      Open = false; // Nothing new starts.
+      if (Running.empty())
+        break;
+      Timeout = stopChildren(Running, StopSince, StopSteps);
+    }
     pollfd Fds[2] = {{Wake[0], POLLIN, 0}, {Socket, POLLIN, 0}};
-    if (poll(Fds, Open ? 2 : 1, -1) < 0 && errno != EINTR)
+    if (poll(Fds, Open ? 2 : 1, Timeout) < 0 && errno != EINTR)
       _exit(1);
 
     char Drain[64];
@@ -114,9 +201,11 @@ void onChildExited(int) {
       continue;
     uint64_t ID;
     memcpy(&ID, Request.data(), sizeof(ID));
+    sigprocmask(SIG_BLOCK, &Signals, nullptr);
     pid_t Pid = fork();
     if (Pid == 0)
-      runChild(Socket, Wake[0], ArrayRef(Request.data(), Size), Main);
+      runChild(Socket, Wake[0], ArrayRef(Request.data(), Size), Main, Self);
+    sigprocmask(SIG_UNBLOCK, &Signals, nullptr);
     if (Pid < 0) {
       Reply R = {ID, {ForkServer::Status::NotForked, errno}};
       send(Socket, &R, sizeof(R), MSG_NOSIGNAL);
@@ -135,9 +224,17 @@ Expected<std::unique_ptr<ForkServer>> ForkServer::start(const MainFn &Main) {
     return createStringError(std::error_code(errno, std::generic_category()),
                              "cannot start the fork server: %s",
                              strerror(errno));
+  // An interrupt stops the server, and so its jobs (Cancellation.h).
+  JobProcess Process;
+  if (!Process.mayStart()) {
+    close(Fds[0]);
+    close(Fds[1]);
+    return createStringError("cannot start the fork server: interrupted");
+  }
   // Nothing buffered may be written twice, by the parent and the server.
   outs().flush();
   errs().flush();
+  pid_t Distributor = getpid();
   pid_t Pid = fork();
   if (Pid < 0) {
     int Error = errno;
@@ -149,10 +246,12 @@ Expected<std::unique_ptr<ForkServer>> ForkServer::start(const MainFn &Main) {
   }
   if (Pid == 0) {
     close(Fds[0]);
-    serve(Fds[1], Main);
+    serve(Fds[1], Main, Distributor);
   }
+  Process.started(Pid);
   close(Fds[1]);
-  return std::unique_ptr<ForkServer>(new ForkServer(Fds[0], Pid));
+  return std::unique_ptr<ForkServer>(
+      new ForkServer(Fds[0], Pid, std::move(Process)));
 }
 
 ForkServer::~ForkServer() {

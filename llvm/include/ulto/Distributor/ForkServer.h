@@ -17,6 +17,8 @@
 #ifndef ULTO_DISTRIBUTOR_FORKSERVER_H
 #define ULTO_DISTRIBUTOR_FORKSERVER_H
 
+#include "ulto/Distributor/Cancellation.h"
+
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/Error.h"
@@ -57,11 +59,17 @@ public:
   /// Thread-safe.
   Status run(llvm::ArrayRef<std::string> Argv, llvm::StringRef OutputFile);
 
+  /// The server's process. On SIGTERM, SIGINT or SIGHUP it stops its jobs
+  /// and ends; it ends, too, when the process that started it dies.
+  pid_t process() const { return Server; }
+
 private:
-  ForkServer(int Socket, pid_t Server) : Socket(Socket), Server(Server) {}
+  ForkServer(int Socket, pid_t Server, JobProcess Process)
+      : Socket(Socket), Server(Server), Process(std::move(Process)) {}
 
   int Socket;
   pid_t Server;
+  JobProcess Process;
   std::mutex SendMutex;
 
   // Replies come in any order: one waiting thread at a time reads them and
