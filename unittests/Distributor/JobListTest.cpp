@@ -72,6 +72,28 @@ TEST(JobListTest, NamesWhatIsWrong) {
               "(root).jobs[0].args[0]");
 }
 
+// Outputs are written and removed: none may be an input or a second job's.
+TEST(JobListTest, OutputsAreNeitherInputsNorShared) {
+  expectError(R"({"common": {"linker_output": "x", "args": ["c"]},
+                  "jobs": [{"args": [], "inputs": ["a.o", "s"],
+                            "outputs": ["./a.o"]}]})",
+              "jobs.json: job 1's output './a.o' is also an input");
+  expectError(R"({"common": {"linker_output": "x", "args": ["c"],
+                             "inputs": ["lib/x.o"]},
+                  "jobs": [{"args": [], "inputs": ["a", "s"],
+                            "outputs": ["lib/./x.o"]}]})",
+              "jobs.json: job 1's output 'lib/./x.o' is also an input");
+  expectError(R"({"common": {"linker_output": "x", "args": ["c"]},
+                  "jobs": [{"args": [], "inputs": ["a", "s"], "outputs": ["o"]},
+                           {"args": [], "inputs": ["b", "t"], "outputs": ["o"]}]})",
+              "jobs.json: job 2's output 'o' is job 1's output too");
+  // A later job's input is an input too.
+  expectError(R"({"common": {"linker_output": "x", "args": ["c"]},
+                  "jobs": [{"args": [], "inputs": ["a", "s"], "outputs": ["b"]},
+                           {"args": [], "inputs": ["b", "t"], "outputs": ["o"]}]})",
+              "jobs.json: job 1's output 'b' is also an input");
+}
+
 TEST(JobListTest, RefusesDeepNestingBeforeParsing) {
   // Deep enough to overflow the stack of a recursive parser.
   expectError(std::string(100000, '['),

@@ -55,7 +55,8 @@ public:
       StatusSink &Status)
       : List(List), Exec(Exec), Opts(Opts), Status(Status), Cache(Opts.Cache),
         Keys(List.Jobs.size()), Targets(List.Jobs.size()),
-        CacheUnwritable(Opts.CacheReadOnly), Running(Opts.Running) {}
+        Before(List.Jobs.size()), CacheUnwritable(Opts.CacheReadOnly),
+        Running(Opts.Running) {}
 
   DistSummary run();
 
@@ -80,7 +81,11 @@ private:
   bool checkInputs(const BackendJob &Job);
   /// Runs the job on the executor and checks its object; false after
   /// reporting why it has none fit to link.
-  bool execute(const BackendJob &Job, const Triple &Target, StringRef Key);
+  bool execute(size_t I);
+  /// Whether job \p I's output is a file this run wrote (not one that was
+  /// there before, which is never removed).
+  bool wroteOutput(size_t I);
+  void removeOwnOutput(size_t I);
   ExecutionResult runExecutor(const BackendJob &Job);
   void reportFallback(const BackendJob &Job, const ExecutionResult &R);
   bool writeOutput(const BackendJob &Job, StringRef Object);
@@ -99,6 +104,7 @@ private:
   // Per job, written by the thread that runs it.
   std::vector<std::string> Keys; // Empty: not cached.
   std::vector<Triple> Targets;
+  std::vector<std::optional<sys::fs::file_status>> Before;
 
   std::atomic<bool> CacheUnwritable{false};
   /// Null once claiming proved impossible; then jobs run unshared.
@@ -193,11 +199,36 @@ ExecutionResult Run::runExecutor(const BackendJob &Job) {
   return Result;
 }
 
-bool Run::execute(const BackendJob &Job, const Triple &Target, StringRef Key) {
+// A file as it is now: rewritten, it is another file or has another time.
+static std::optional<sys::fs::file_status> statusOf(StringRef Path) {
+  sys::fs::file_status Status;
+  if (sys::fs::status(Path, Status) || !sys::fs::exists(Status))
+    return std::nullopt;
+  return Status;
+}
+
+bool Run::wroteOutput(size_t I) {
+  std::optional<sys::fs::file_status> Now = statusOf(List.Jobs[I].output());
+  const std::optional<sys::fs::file_status> &Then = Before[I];
+  return Now &&
+         (!Then || Now->getUniqueID() != Then->getUniqueID() ||
+          Now->getLastModificationTime() != Then->getLastModificationTime() ||
+          Now->getSize() != Then->getSize());
+}
+
+void Run::removeOwnOutput(size_t I) {
+  if (wroteOutput(I))
+    sys::fs::remove(List.Jobs[I].output());
+}
+
+bool Run::execute(size_t I) {
+  const BackendJob &Job = List.Jobs[I];
+  const Triple &Target = Targets[I];
+  StringRef Key = Keys[I];
   ExecutionResult Result = runExecutor(Job);
   while (true) {
     if (!Result.succeeded()) {
-      sys::fs::remove(Job.output());
+      removeOwnOutput(I);
       fail(Job, describeExecution(Result), Result.Output);
       return false;
     }
@@ -208,8 +239,12 @@ bool Run::execute(const BackendJob &Job, const Triple &Target, StringRef Key) {
       Object = MemoryBuffer::getMemBuffer(*Result.Object, Job.output(),
                                           /*RequiresNullTerminator=*/false);
     } else {
-      ErrorOr<std::unique_ptr<MemoryBuffer>> File = MemoryBuffer::getFile(
-          Job.output(), /*IsText=*/false, /*RequiresNullTerminator=*/false);
+      // An object left by an earlier link is not this job's.
+      ErrorOr<std::unique_ptr<MemoryBuffer>> File =
+          wroteOutput(I)
+              ? MemoryBuffer::getFile(Job.output(), /*IsText=*/false,
+                                      /*RequiresNullTerminator=*/false)
+              : make_error_code(std::errc::no_such_file_or_directory);
       if (!File) {
         fail(Job,
              "exited 0 but wrote no '" + Job.output() +
@@ -232,7 +267,7 @@ bool Run::execute(const BackendJob &Job, const Triple &Target, StringRef Key) {
           Result = std::move(*Local);
           continue;
         }
-      sys::fs::remove(Job.output());
+      removeOwnOutput(I);
       fail(Job,
            "exited 0" + std::string(Result.Remote ? " on the remote" : "") +
                " but its output '" + Job.output() + "' " + Why,
@@ -274,8 +309,7 @@ void Run::store(StringRef Key, StringRef Object) {
 }
 
 Run::Source Run::executeJob(size_t I) {
-  return execute(List.Jobs[I], Targets[I], Keys[I]) ? Source::Executor
-                                                    : Source::None;
+  return execute(I) ? Source::Executor : Source::None;
 }
 
 static Run::Source fromLookup(Run::Lookup L, Run::Source IfHit) {
@@ -336,8 +370,9 @@ std::optional<Run::Source> Run::produceShared(size_t I, bool MayDefer) {
 std::optional<Run::Source> Run::produce(size_t I, bool MayDefer) {
   const BackendJob &Job = List.Jobs[I];
   if (MayDefer) {
-    // Whatever happens next, no stale object from an earlier run may remain.
-    sys::fs::remove(Job.output());
+    // An object left at the output by an earlier link is never taken for
+    // this run's, and is not this run's to remove.
+    Before[I] = statusOf(Job.output());
     if (!checkInputs(Job))
       return Source::None;
     Expected<Triple> Target = readModuleTriple(Job.module());

@@ -2,10 +2,14 @@
 
 #include "ulto/Distributor/JobList.h"
 
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/Twine.h"
+#include "llvm/BinaryFormat/Magic.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 
 using namespace llvm;
 
@@ -87,6 +91,37 @@ static bool nestsTooDeep(StringRef JSON) {
   return false;
 }
 
+// A path as the file system would resolve it from the linker's directory,
+// for comparing names ("./a.o" is "a.o").
+static std::string normalized(StringRef Path) {
+  SmallString<256> P(Path);
+  sys::path::remove_dots(P, /*remove_dot_dot=*/false);
+  return std::string(P);
+}
+
+// Outputs are files ulto dist may write and, on failure, remove: never an
+// input, never two jobs' at once.
+static Error checkOutputNames(const JobList &List) {
+  StringMap<size_t> Inputs, Outputs;
+  for (StringRef Input : List.CommonInputs)
+    Inputs.try_emplace(normalized(Input), 0);
+  for (size_t I = 0; I != List.Jobs.size(); ++I)
+    for (StringRef Input : List.Jobs[I].Inputs)
+      Inputs.try_emplace(normalized(Input), I + 1);
+  for (size_t I = 0; I != List.Jobs.size(); ++I) {
+    StringRef Output = List.Jobs[I].output();
+    std::string Name = normalized(Output);
+    if (Inputs.count(Name))
+      return createStringError("job %zu's output '%s' is also an input", I + 1,
+                               Output.str().c_str());
+    auto [It, New] = Outputs.try_emplace(Name, I + 1);
+    if (!New)
+      return createStringError("job %zu's output '%s' is job %zu's output too",
+                               I + 1, Output.str().c_str(), It->second);
+  }
+  return Error::success();
+}
+
 Expected<JobList> parseJobList(StringRef JSON, StringRef Name) {
   if (nestsTooDeep(JSON))
     return createStringError("%s: not a DTLTO job list: nested more than %u "
@@ -109,6 +144,9 @@ Expected<JobList> parseJobList(StringRef JSON, StringRef Name) {
     return createStringError("%s: not a DTLTO job list: common.args names "
                              "no compiler",
                              Name.str().c_str());
+  if (Error E = checkOutputNames(List))
+    return createStringError("%s: %s", Name.str().c_str(),
+                             toString(std::move(E)).c_str());
   return List;
 }
 
@@ -121,6 +159,22 @@ Expected<JobList> readJobList(StringRef Path) {
   Expected<JobList> List = parseJobList((*Buffer)->getBuffer(), Path);
   if (!List)
     return List.takeError();
+  // ulto dist writes its outputs and removes them after a failure: a file
+  // already there must be an object (left by an earlier link) or empty, not
+  // a file of the user's that a job list names by mistake.
+  for (size_t I = 0; I != List->Jobs.size(); ++I) {
+    StringRef Output = List->Jobs[I].output();
+    uint64_t Size = 0;
+    file_magic Magic;
+    if (sys::fs::file_size(Output, Size) || Size == 0 ||
+        identify_magic(Output, Magic))
+      continue;
+    if (Magic != file_magic::elf_relocatable &&
+        Magic != file_magic::coff_object && Magic != file_magic::macho_object)
+      return createStringError("%s: job %zu's output '%s' exists and is not "
+                               "an object file; ulto dist does not replace it",
+                               Path.str().c_str(), I + 1, Output.str().c_str());
+  }
   // A missing input is the job's own error, reported when it runs.
   for (BackendJob &Job : List->Jobs) {
     for (size_t I = 0; I != Job.Inputs.size(); ++I) {

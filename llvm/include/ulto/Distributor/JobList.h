@@ -54,11 +54,13 @@ struct JobList {
 };
 
 /// Parses a job list; \p Name names the file in errors. Checks the shape the
-/// protocol promises (a compiler, a module and a shard per job, one output).
+/// protocol promises (a compiler, a module and a shard per job, one output)
+/// and that no output is an input or another job's output.
 llvm::Expected<JobList> parseJobList(llvm::StringRef JSON,
                                      llvm::StringRef Name);
 
 /// Reads and parses the job list at \p Path, and sizes each job's inputs.
+/// An output that exists must be an object or empty.
 llvm::Expected<JobList> readJobList(llvm::StringRef Path);
 
 } // namespace ulto
