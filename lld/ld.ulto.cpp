@@ -180,6 +180,11 @@ bool checkBitcodeInputs(const Options &Opts) {
     reportError(toString(Files.takeError()));
     return false;
   }
+  // A link with inputs that cannot be opened fails in lld, which names each
+  // of them with its other errors (a missing -l library too); checking the
+  // rest first would hide them.
+  if (!Files->Unopenable.empty())
+    return true;
   Expected<std::vector<ulto::BitcodeInput>> Inputs =
       ulto::readBitcodeInputs(Files->Files);
   if (!Inputs) {

@@ -211,9 +211,16 @@ TEST_F(LinkInputsTest, UnknownFilesAreSkipped) {
   EXPECT_EQ(load({{in("libc.so"), in("main.bc")}, {}}), Names{"main.bc"});
 }
 
-TEST_F(LinkInputsTest, UnreadableFileIsAnError) {
-  EXPECT_EQ(loadError({{in("missing.o")}, {}}),
-            "cannot open missing.o: No such file or directory");
+// lld names every input it cannot open, with its other errors; the scan
+// lists them and goes on.
+TEST_F(LinkInputsTest, UnopenableFilesAreListedForLld) {
+  file("main.bc", regularBitcode(functionsIR({"main"})));
+  Expected<LoadedFiles> Files =
+      loadLinkInputs({{in("missing.o"), in("main.bc"), in("gone.a")}, {}});
+  ASSERT_TRUE(bool(Files)) << toString(Files.takeError());
+  EXPECT_EQ(Files->Unopenable, (std::vector<std::string>{in("missing.o").Path,
+                                                         in("gone.a").Path}));
+  ASSERT_EQ(Files->Files.size(), 1u);
 }
 
 TEST_F(LinkInputsTest, CorruptBitcodeNamesTheFile) {

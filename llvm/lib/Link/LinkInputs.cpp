@@ -216,9 +216,10 @@ Error Loader::addArchive(MemoryBufferRef Buffer, const LinkInput &Input) {
 Error Loader::add(const LinkInput &Input) {
   ErrorOr<std::unique_ptr<MemoryBuffer>> Buffer = MemoryBuffer::getFile(
       Input.Path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
-  if (!Buffer)
-    return createStringError("cannot open " + Input.Path + ": " +
-                             Buffer.getError().message());
+  if (!Buffer) {
+    Out.Unopenable.push_back(Input.Path);
+    return Error::success();
+  }
   MemoryBufferRef Ref = (*Buffer)->getMemBufferRef();
   Out.Owned.push_back(std::move(*Buffer));
 

@@ -49,6 +49,9 @@ struct LoadedFile {
 /// they live in.
 struct LoadedFiles {
   std::vector<LoadedFile> Files;
+  /// Inputs that could not be opened: lld reports them, with its other
+  /// errors, and fails the link.
+  std::vector<std::string> Unopenable;
   std::vector<std::unique_ptr<llvm::MemoryBuffer>> Owned;
   std::vector<std::unique_ptr<llvm::object::Archive>> Archives;
 };
@@ -59,9 +62,9 @@ std::string findLibrary(llvm::StringRef Name,
                         const std::vector<std::string> &SearchDirs,
                         bool Static);
 
-/// Reads the inputs and resolves archive extraction. Unreadable inputs are
-/// errors naming the file; files of unknown kinds (linker scripts) are
-/// skipped.
+/// Reads the inputs and resolves archive extraction. Inputs that cannot be
+/// opened are listed in Unopenable; unreadable contents are errors naming
+/// the file; files of unknown kinds (linker scripts) are skipped.
 llvm::Expected<LoadedFiles> loadLinkInputs(const LinkRequest &Request);
 
 } // namespace ulto
