@@ -16,6 +16,7 @@
 #include "lld/Common/Driver.h"
 #include "ulto/Link/LTOPlan.h"
 #include "ulto/Link/LinkInputs.h"
+#include "ulto/Support/Version.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Option/ArgList.h"
 #include "llvm/Option/OptTable.h"
@@ -117,6 +118,12 @@ Options readOptions(ArrayRef<const char *> Args) {
   return Opts;
 }
 
+// ulto dist's option table, to check --dist-* options before the link.
+namespace dist {
+#define ULTO_OPTIONS_INC "DistOpts.inc"
+#include "CommandOptTable.def"
+} // namespace dist
+
 void reportError(const Twine &Message) {
   WithColor::error(errs(), "ld.ulto") << Message << "\n";
 }
@@ -136,6 +143,40 @@ std::vector<std::string> takeDistOptions(SmallVectorImpl<const char *> &Args) {
     return true;
   });
   return DistOptions;
+}
+
+// The option as the user typed it.
+std::string asTyped(StringRef DistOption) {
+  if (DistOption == "--no-cache")
+    return "--no-dist-cache";
+  return ("--dist-" + DistOption.drop_front(2)).str();
+}
+
+// Checks \p DistOptions against ulto dist's option table now, before the
+// thin link, and names what the user typed; false after reporting errors.
+// Their values are ulto dist's to check.
+bool checkDistOptions(ArrayRef<std::string> DistOptions) {
+  std::vector<const char *> Argv;
+  for (const std::string &Option : DistOptions)
+    Argv.push_back(Option.c_str());
+  unsigned MissingIndex = 0, MissingCount = 0;
+  opt::InputArgList List =
+      dist::CommandOptTable().ParseArgs(Argv, MissingIndex, MissingCount);
+  bool Ok = true;
+  for (const opt::Arg *A : List) {
+    if (!A->getOption().matches(dist::OPT_UNKNOWN) &&
+        !A->getOption().matches(dist::OPT_INPUT))
+      continue;
+    reportError("unknown argument '" + asTyped(A->getAsString(List)) +
+                "': ulto dist has no such option (see ulto dist --help)");
+    Ok = false;
+  }
+  if (MissingCount) {
+    reportError("'" + asTyped(Argv[MissingIndex]) + "' needs a value: write " +
+                asTyped(Argv[MissingIndex]) + "=VALUE");
+    Ok = false;
+  }
+  return Ok;
 }
 
 // lld's arguments for a distributed link: --lto=thin, with ulto dist as the
@@ -262,6 +303,8 @@ int main(int Argc, char **Argv) {
     reportError("--dist-* options need --lto=distributed");
     return 1;
   }
+  if (!checkDistOptions(DistOptions))
+    return 1;
 
   // Refuse, before LTO runs and before any output is written, what unified
   // LTO would reject without naming a file or would merge silently. An

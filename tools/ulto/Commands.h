@@ -10,6 +10,8 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
+#include "ulto/Support/Version.h"
+
 #include "llvm/Support/raw_ostream.h"
 
 namespace ulto {
@@ -25,9 +27,6 @@ int cacheMain(llvm::ArrayRef<const char *> Args);
 
 /// `ulto sdk check FILE...`: is this a universal bitcode SDK?
 int sdkMain(llvm::ArrayRef<const char *> Args);
-
-/// "ulto version X (LLVM Y)", for --version of ulto and of each command.
-void printVersion(llvm::raw_ostream &OS);
 
 /// Prints each error in \p Errors as "<Tool>: error: <message>"; returns 1,
 /// the exit code of a command line that cannot run.

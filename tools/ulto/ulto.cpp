@@ -54,10 +54,6 @@ std::string commandList() {
 
 } // namespace
 
-void ulto::printVersion(raw_ostream &OS) {
-  OS << "ulto version " ULTO_VERSION " (LLVM " LLVM_VERSION_STRING ")\n";
-}
-
 int ulto::reportErrors(StringRef Tool, Error Errors) {
   handleAllErrors(std::move(Errors), [&](const ErrorInfoBase &E) {
     WithColor::error(errs(), Tool) << E.message() << "\n";
