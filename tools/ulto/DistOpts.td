@@ -20,7 +20,7 @@ def executor : Joined<["--"], "executor=">, MetaVarName<"<name>">,
                         "with --remote)">;
 def cache_dir : Joined<["--"], "cache-dir=">, MetaVarName<"<dir>">,
                 HelpText<"Cache directory (default: $ULTO_CACHE_DIR, else "
-                         "~/.cache/ulto)">;
+                         "$XDG_CACHE_HOME/ulto or ~/.cache/ulto)">;
 def no_cache : Flag<["--"], "no-cache">,
                HelpText<"Run every job; neither read nor fill the cache">;
 def cache_policy : Joined<["--"], "cache-policy=">, MetaVarName<"<policy>">,
