@@ -11,6 +11,10 @@
 // to ld.ulto) and clang-22 as the backend compiler: nothing to type. The
 // --dist-* options are ulto dist's options (--dist-jobs=N is --jobs=N).
 //
+// Links ulto does not serve are lld-22's, unchanged: a PE emulation (-m
+// i386pep...) goes to lld's MinGW driver and -flavor link|darwin|wasm to its
+// COFF, Mach-O or wasm driver, chosen by lld's own dispatcher, as in ld.lld.
+//
 //===----------------------------------------------------------------------===//
 
 #include "lld/Common/Driver.h"
@@ -31,7 +35,11 @@
 
 using namespace llvm;
 
+LLD_HAS_DRIVER(coff)
 LLD_HAS_DRIVER(elf)
+LLD_HAS_DRIVER(macho)
+LLD_HAS_DRIVER(mingw)
+LLD_HAS_DRIVER(wasm)
 
 // lld's ELF option table is built into liblldELF but declared in a private
 // header; ld.ulto parses with it so that it reads command lines exactly as
@@ -249,50 +257,47 @@ bool describesItself(ArrayRef<const char *> Args) {
   });
 }
 
-int runDescribingItself(ArrayRef<const char *> LLDArgs) {
+bool runDescribingItself(ArrayRef<const char *> LLDArgs, raw_ostream &Stdout,
+                         raw_ostream &Stderr, bool DisableOutput) {
   std::string Text;
   raw_string_ostream OS(Text);
-  lld::Result R =
-      lld::lldMain(LLDArgs, OS, errs(), {{lld::Gnu, &lld::elf::link}});
+  bool Ok =
+      lld::elf::link(LLDArgs, OS, Stderr, /*exitEarly=*/false, DisableOutput);
   StringRef Rest = Text;
   if (Rest.consume_front("OVERVIEW: lld\n")) {
-    outs() << "OVERVIEW: ld.ulto (ulto " ULTO_VERSION "), lld 22 with the LTO "
+    Stdout << "OVERVIEW: ld.ulto (ulto " ULTO_VERSION "), lld 22 with the LTO "
               "mode chosen at link time\n";
     for (StringRef Line : llvm::split(Rest, "\n")) {
       if (Line.trim().starts_with("--lto=[full,thin]"))
         Line = "  --lto=[full,thin,distributed] Set LTO backend; distributed: "
                "ThinLTO backends as separate, cached jobs (ulto dist)";
-      outs() << Line << "\n";
+      Stdout << Line << "\n";
     }
-    outs() << "ULTO OPTIONS (with --lto=distributed):\n"
+    Stdout << "ULTO OPTIONS (with --lto=distributed):\n"
               "  --dist-<option>         Pass --<option> to ulto dist, e.g. "
               "--dist-jobs=8 (see ulto dist --help)\n"
               "  --no-dist-cache         Run every backend job; neither read "
               "nor fill the cache\n";
-    return R.retCode;
+    return Ok;
   }
-  outs() << Text;
-  if (R.retCode == 0 && StringRef(Text).contains("LLD"))
-    outs() << "ld.ulto: ulto " ULTO_VERSION
+  Stdout << Text;
+  if (Ok && StringRef(Text).contains("LLD"))
+    Stdout << "ld.ulto: ulto " ULTO_VERSION
               ", --lto=thin, full or distributed\n";
-  return R.retCode;
+  return Ok;
 }
 
-} // namespace
-
-int main(int Argc, char **Argv) {
-  InitLLVM X(Argc, Argv);
-  InitializeAllTargetInfos();
-  InitializeAllTargetMCs();
-  InitializeAllAsmParsers();
-
+// An ELF link, as lld's dispatcher hands it over (Argv[0], then the link's
+// arguments): ulto's checks, then lld's ELF driver in this process.
+bool linkELF(ArrayRef<const char *> Argv, raw_ostream &Stdout,
+             raw_ostream &Stderr, bool ExitEarly, bool DisableOutput) {
   // @file arguments, expanded as lld expands them.
   BumpPtrAllocator Alloc;
-  SmallVector<const char *, 256> Args(Argv + 1, Argv + Argc);
+  SmallVector<const char *, 256> Args(Argv.drop_front());
   cl::ExpansionContext ECtx(Alloc, cl::TokenizeGNUCommandLine);
   if (Error E = ECtx.expandResponseFiles(Args)) {
     reportError(toString(std::move(E)));
-    return 1;
+    return false;
   }
 
   // What the link loads and how it wants LTO done.
@@ -301,10 +306,10 @@ int main(int Argc, char **Argv) {
   bool Distributed = Opts.Mode == ulto::LTOMode::Distributed;
   if (!DistOptions.empty() && !Distributed) {
     reportError("--dist-* options need --lto=distributed");
-    return 1;
+    return false;
   }
   if (!checkDistOptions(DistOptions))
-    return 1;
+    return false;
 
   // Refuse, before LTO runs and before any output is written, what unified
   // LTO would reject without naming a file or would merge silently. An
@@ -318,17 +323,17 @@ int main(int Argc, char **Argv) {
   if (Opts.TimeTrace)
     timeTraceProfilerFinishThread();
   if (!Checked)
-    return 1;
+    return false;
 
   // The link itself: lld's ELF driver, in this process.
-  SmallVector<const char *, 256> LLDArgs = {Argv[0], "-flavor", "gnu"};
+  SmallVector<const char *, 256> LLDArgs = {Argv[0]};
   const size_t FirstLinkArg = LLDArgs.size();
   LLDArgs.append(Args.begin(), Args.end());
   std::vector<std::string> DistArgs;
   if (Distributed) {
     DistArgs = distributedLinkArgs(Argv[0], Opts, DistOptions);
     if (DistArgs.empty())
-      return 1;
+      return false;
     // --lto=thin replaces --lto=distributed where it stood; the distributor
     // and its first argument, "dist", come before the user's
     // --thinlto-distributor-arg= (an @file of ulto dist options).
@@ -338,8 +343,29 @@ int main(int Argc, char **Argv) {
       LLDArgs.insert(LLDArgs.begin() + FirstLinkArg, Arg.c_str());
   }
   if (describesItself(Args))
-    return runDescribingItself(LLDArgs);
-  lld::Result R =
-      lld::lldMain(LLDArgs, outs(), errs(), {{lld::Gnu, &lld::elf::link}});
+    return runDescribingItself(LLDArgs, Stdout, Stderr, DisableOutput);
+  return lld::elf::link(LLDArgs, Stdout, Stderr, ExitEarly, DisableOutput);
+}
+
+} // namespace
+
+int main(int Argc, char **Argv) {
+  InitLLVM X(Argc, Argv);
+  InitializeAllTargetInfos();
+  InitializeAllTargetMCs();
+  InitializeAllAsmParsers();
+
+  // lld-22 picks the driver as ld.lld-22 does: -flavor first, then -m with a
+  // PE emulation (i386pep, arm64pe...) for MinGW. ulto serves ELF links
+  // only; every other flavour is lld's own driver, untouched.
+  SmallVector<const char *, 256> Args(Argv, Argv + Argc);
+  if (Argc < 2 || StringRef(Argv[1]) != "-flavor")
+    Args.insert(Args.begin() + 1, {"-flavor", "gnu"});
+  lld::Result R = lld::lldMain(Args, outs(), errs(),
+                               {{lld::Gnu, &linkELF},
+                                {lld::MinGW, &lld::mingw::link},
+                                {lld::WinLink, &lld::coff::link},
+                                {lld::Darwin, &lld::macho::link},
+                                {lld::Wasm, &lld::wasm::link}});
   return R.retCode;
 }

@@ -76,6 +76,9 @@ TEST_F(UnifiedPreLinkTest, RecognisesUnifiedBitcodeCompiles) {
       isUnifiedPreLink(compiler({"-disable-llvm-passes"})->getInvocation()));
   EXPECT_FALSE(
       isUnifiedPreLink(compiler({"-fno-unified-lto"})->getInvocation()));
+  // PlayStation's driver turns -funified-lto on; clang-22 compiles it.
+  EXPECT_FALSE(isUnifiedPreLink(
+      compiler({"-triple", "x86_64-sie-ps5"})->getInvocation()));
 }
 
 TEST_F(UnifiedPreLinkTest, WritesSplitUnifiedBitcode) {

@@ -7,20 +7,26 @@
 // What it adds:
 //   -funified-lto   ulto's own unified pre-link (see UnifiedPreLink.h),
 //   -funified-lto-pipeline=full|thin   which pre-link pipeline runs.
-// Every compile without those behaves, and writes bytes, as clang-22's.
+// Every compile without those behaves, and writes bytes, as clang-22's. For
+// LTO links it picks ld.ulto and the LTO mode, on the targets ulto serves
+// (ServedTargets.h) where clang links with a GNU-style ELF linker; on every
+// other target the command is clang-22's, jobs and arguments alike.
 //
 //===----------------------------------------------------------------------===//
 
 #include "ulto/Frontend/ClangDriver.h"
 #include "ulto/Frontend/CC1.h"
+#include "ulto/Frontend/ServedTargets.h"
 #include "ulto/Frontend/UnifiedLTOOptions.h"
 #include "clang/Basic/DiagnosticDriver.h"
 #include "clang/Basic/DiagnosticOptions.h"
 #include "clang/Basic/Stack.h"
+#include "clang/Driver/Action.h"
 #include "clang/Driver/Compilation.h"
 #include "clang/Driver/Driver.h"
 #include "clang/Driver/Job.h"
 #include "clang/Driver/Phases.h"
+#include "clang/Driver/Tool.h"
 #include "clang/Driver/ToolChain.h"
 #include "clang/Frontend/ChainedDiagnosticConsumer.h"
 #include "clang/Frontend/CompilerInvocation.h"
@@ -30,6 +36,7 @@
 #include "clang/Options/Options.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Option/ArgList.h"
+#include "llvm/Option/Option.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/CrashRecoveryContext.h"
 #include "llvm/Support/FileSystem.h"
@@ -39,6 +46,7 @@
 #include "llvm/Support/StringSaver.h"
 #include "llvm/Support/Timer.h"
 #include "llvm/TargetParser/Host.h"
+#include "llvm/TargetParser/Triple.h"
 
 using namespace clang;
 using namespace clang::driver;
@@ -133,24 +141,130 @@ takeUltoDriverOptions(SmallVectorImpl<const char *> &Args) {
   return Opts;
 }
 
-// A link with LTO uses ld.ulto (next to ulto-clang) unless the user chose a
-// linker, and tells ld.ulto or lld the LTO mode the -flto= flag names; clang
-// passes none, so unified bitcode would always link as ThinLTO. The mode is
-// passed for -funified-lto links only: other bitcode had its mode fixed when
-// it was compiled.
-static void chooseLinkTimeLTO(const Driver &D, const InputArgList &List,
-                              const UltoDriverOptions &Opts,
-                              SmallVectorImpl<const char *> &Args,
-                              StringSaver &Saver) {
+// Sets up a driver as clang-22's driver.cpp sets up its own, for the program
+// name \p NameParts came from. ulto-clang is installed elsewhere than
+// clang-22 but must find the same resource headers, linkers and tools.
+static void configureDriver(Driver &D, const ParsedClangName &NameParts) {
+  D.setTargetAndMode(NameParts);
+  D.ResourceDir = ULTO_CLANG_RESOURCE_DIR;
+  D.Dir = ULTO_LLVM_TOOLS_DIR;
+}
+
+// Whether the command line links, with LTO.
+static bool isLTOLink(const Driver &D, const InputArgList &List) {
   DerivedArgList DAL(List);
   for (Arg *A : List)
     DAL.append(A);
   const Arg *LTO = List.getLastArg(options::OPT_flto, options::OPT_flto_EQ,
                                    options::OPT_fno_lto);
-  if (D.getFinalPhase(DAL) != phases::Link || !LTO ||
-      LTO->getOption().matches(options::OPT_fno_lto))
-    return;
+  return D.getFinalPhase(DAL) == phases::Link && LTO &&
+         !LTO->getOption().matches(options::OPT_fno_lto);
+}
 
+// The target clang-22's driver picks for a command line, and how it links.
+struct LinkTarget {
+  std::string Triple;  ///< The default toolchain's, for messages.
+  bool Served = false; ///< ulto serves the target (isServedTarget).
+  bool LdUlto = false; ///< Served, and its LTO links can be ld.ulto's.
+};
+
+// The link tools of clang-22's toolchains that run the linker -fuse-ld= and
+// --ld-path= name with GNU ld's command line: Linux, Hurd and OHOS ("GNU"),
+// the BSDs, Fuchsia, Haiku and bare-metal ELF. -fuse-ld=lld --ld-path= gives
+// their links to ld.ulto with lld's spelling of the LTO options. Others run a
+// linker of their own whatever -fuse-ld= says (Solaris, Hexagon,
+// PlayStation), or gcc (generic ELF). -ccc-print-bindings shows the names.
+static bool isGNUStyleLinker(StringRef ToolName) {
+  static constexpr llvm::StringLiteral Names[] = {
+      "GNU::Linker",     "freebsd::Linker",   "netbsd::Linker",
+      "openbsd::Linker", "dragonfly::Linker", "fuchsia::Linker",
+      "haiku::Linker",   "baremetal::Linker"};
+  return llvm::is_contained(Names, ToolName);
+}
+
+// The options clang's driver answers before it builds any job (its
+// HandleImmediateArgs), printing.
+static bool isImmediate(const Arg &A) {
+  static const OptSpecifier Immediate[] = {
+      options::OPT_dumpmachine,
+      options::OPT_dumpversion,
+      options::OPT__print_diagnostic_categories,
+      options::OPT_help,
+      options::OPT__help_hidden,
+      options::OPT__version,
+      options::OPT_v,
+      options::OPT__HASH_HASH_HASH,
+      options::OPT_print_supported_cpus,
+      options::OPT_print_supported_extensions,
+      options::OPT_print_enabled_extensions,
+      options::OPT_print_resource_dir,
+      options::OPT_print_search_dirs,
+      options::OPT_print_std_module_manifest_path,
+      options::OPT_print_runtime_dir,
+      options::OPT_print_diagnostic_options,
+      options::OPT_print_file_name_EQ,
+      options::OPT_print_prog_name_EQ,
+      options::OPT_autocomplete,
+      options::OPT_print_libgcc_file_name,
+      options::OPT_print_multi_lib,
+      options::OPT_print_multi_flags,
+      options::OPT_print_multi_directory,
+      options::OPT_print_target_triple,
+      options::OPT_print_effective_triple,
+      options::OPT_print_targets};
+  return llvm::any_of(Immediate,
+                      [&](OptSpecifier O) { return A.getOption().matches(O); });
+}
+
+// Asks clang-22's driver which toolchain it picks for \p Args: config files,
+// program-name prefixes, --target and -m32 count as clang counts them, so
+// ulto does not guess. A second driver, which reports nothing, builds the
+// command line without its inputs and without the options that print; it
+// picks the toolchain and builds no job.
+static LinkTarget findLinkTarget(StringRef Path,
+                                 const ParsedClangName &NameParts,
+                                 ArrayRef<const char *> Args) {
+  unsigned MissingIndex, MissingCount;
+  InputArgList List =
+      getDriverOptTable().ParseArgs(Args.slice(1), MissingIndex, MissingCount);
+  ArgStringList ProbeArgs = {Args[0]};
+  for (const Arg *A : List) {
+    const Option &O = A->getOption();
+    if (O.getKind() != Option::InputClass && !O.hasFlag(options::LinkerInput) &&
+        !isImmediate(*A))
+      A->render(List, ProbeArgs);
+  }
+
+  DiagnosticOptions DiagOpts;
+  DiagnosticsEngine Quiet(DiagnosticIDs::create(), DiagOpts,
+                          new IgnoringDiagConsumer);
+  // Its own file system: -working-directory must not move this process.
+  Driver Probe(Path, sys::getDefaultTargetTriple(), Quiet,
+               "clang LLVM compiler", vfs::createPhysicalFileSystem());
+  configureDriver(Probe, NameParts);
+  std::unique_ptr<Compilation> C(Probe.BuildCompilation(ProbeArgs));
+  if (!C)
+    return {};
+  const ToolChain &TC = C->getDefaultToolChain();
+  LinkTarget Target;
+  Target.Triple = TC.getTripleString();
+  Target.Served = ulto::isServedTarget(TC.getTriple());
+  ActionList NoInputs;
+  LinkJobAction Link(NoInputs, types::TY_Image);
+  const Tool *Linker = Target.Served ? TC.SelectTool(Link) : nullptr;
+  Target.LdUlto = Linker && isGNUStyleLinker(Linker->getName());
+  return Target;
+}
+
+// An LTO link for a target ld.ulto serves uses ld.ulto (next to ulto-clang)
+// unless the user chose a linker, and tells ld.ulto or lld the LTO mode the
+// -flto= flag names; clang passes none, so unified bitcode would always link
+// as ThinLTO. The mode is passed for -funified-lto links only: other bitcode
+// had its mode fixed when it was compiled.
+static void chooseLinkTimeLTO(const Driver &D, const InputArgList &List,
+                              const UltoDriverOptions &Opts,
+                              SmallVectorImpl<const char *> &Args,
+                              StringSaver &Saver) {
   const Arg *UseLd = List.getLastArg(options::OPT_fuse_ld_EQ);
   StringRef Linker = UseLd ? UseLd->getValue() : "";
   if (!List.hasArg(options::OPT_ld_path_EQ) &&
@@ -166,6 +280,7 @@ static void chooseLinkTimeLTO(const Driver &D, const InputArgList &List,
                               options::OPT_fno_unified_lto, false);
   if ((Linker != "ulto" && Linker != "lld") || (!Unified && !Opts.Distributed))
     return;
+  const Arg *LTO = List.getLastArg(options::OPT_flto, options::OPT_flto_EQ);
   StringRef Mode = LTO->getOption().matches(options::OPT_flto)
                        ? "full"
                        : StringRef(LTO->getValue());
@@ -175,8 +290,18 @@ static void chooseLinkTimeLTO(const Driver &D, const InputArgList &List,
     Args.push_back(Saver.save("-Wl,--lto=" + Mode).data());
 }
 
-// Gives ulto's options to the cc1 jobs that compile unified bitcode, as
-// cc1 arguments, so that -### prints commands that reproduce the compile.
+// Whether a cc1 job compiles for a target ulto serves (its -triple); ulto's
+// -cc1 decides alike (UnifiedPreLink.h).
+static bool isForServedTarget(ArrayRef<const char *> CC1Args) {
+  const auto *It = llvm::find_if(
+      CC1Args, [](const char *A) { return StringRef(A) == "-triple"; });
+  return It != CC1Args.end() && It + 1 != CC1Args.end() &&
+         ulto::isServedTarget(llvm::Triple(*(It + 1)));
+}
+
+// Gives ulto's options to the cc1 jobs that compile unified bitcode for the
+// targets ulto serves, as cc1 arguments, so that -### prints commands that
+// reproduce the compile.
 static void applyUltoOptions(Compilation &C, const Driver &D,
                              ArrayRef<std::string> Taken) {
   ulto::UnifiedPipeline Pipeline = ulto::UnifiedPipeline::Full;
@@ -197,7 +322,7 @@ static void applyUltoOptions(Compilation &C, const Driver &D,
       return StringRef(A) == "-funified-lto";
     };
     if (JobArgs.empty() || StringRef(JobArgs[0]) != "-cc1" ||
-        llvm::none_of(JobArgs, IsUnified))
+        llvm::none_of(JobArgs, IsUnified) || !isForServedTarget(JobArgs))
       continue;
     Used = true;
     if (Pipeline == ulto::UnifiedPipeline::Thin)
@@ -287,13 +412,9 @@ int ulto::runClangDriver(ArrayRef<const char *> Argv,
   Driver TheDriver(Path, sys::getDefaultTargetTriple(), Diags,
                    "clang LLVM compiler", VFS);
   ParsedClangName NameParts = parseProgramName(Args[0]);
-  TheDriver.setTargetAndMode(NameParts);
+  configureDriver(TheDriver, NameParts);
   if (NameParts.DriverMode)
     Args.insert(Args.begin() + 1, NameParts.DriverMode);
-  // ulto-clang is installed elsewhere than clang-22 but must find the same
-  // resource headers, linkers and tools.
-  TheDriver.ResourceDir = ULTO_CLANG_RESOURCE_DIR;
-  TheDriver.Dir = ULTO_LLVM_TOOLS_DIR;
   if (!UseNewCC1Process) {
     TheDriver.CC1Main = [](SmallVectorImpl<const char *> &ArgV) {
       return runIntegratedTool(ArgV);
@@ -301,9 +422,20 @@ int ulto::runClangDriver(ArrayRef<const char *> Argv,
     CrashRecoveryContext::Enable();
   }
 
-  // The link: which linker, and the LTO mode it is to use.
-  StringSaver Saver(A);
-  chooseLinkTimeLTO(TheDriver, ArgList, UltoOptions, Args, Saver);
+  // The link: which linker, and the LTO mode it is to use, for the targets
+  // ld.ulto serves; -flto=distributed needs ld.ulto, or ulto's compile.
+  bool LTOLink = isLTOLink(TheDriver, ArgList);
+  if (LTOLink || UltoOptions.Distributed) {
+    LinkTarget Target = findLinkTarget(Path, NameParts, Args);
+    if (UltoOptions.Distributed && !(LTOLink ? Target.LdUlto : Target.Served)) {
+      TheDriver.Diag(diag::err_drv_unsupported_opt_for_target)
+          << "-flto=distributed" << Target.Triple;
+      return 1;
+    }
+    StringSaver Saver(A);
+    if (LTOLink && Target.LdUlto)
+      chooseLinkTimeLTO(TheDriver, ArgList, UltoOptions, Args, Saver);
+  }
 
   // The jobs, with ulto's options handed to the compile jobs.
   std::unique_ptr<Compilation> C(TheDriver.BuildCompilation(Args));

@@ -17,6 +17,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ulto/Frontend/UnifiedPreLink.h"
+#include "ulto/Frontend/ServedTargets.h"
 #include "ulto/Support/AtomicFile.h"
 #include "ulto/UnifiedLTO/SourceFileIdentifier.h"
 #include "ulto/UnifiedLTO/UnifiedBitcodeWriter.h"
@@ -31,6 +32,7 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/TargetParser/Triple.h"
 
 using namespace clang;
 using namespace llvm;
@@ -41,7 +43,8 @@ bool isUnifiedPreLink(const CompilerInvocation &Invocation) {
   const CodeGenOptions &CG = Invocation.getCodeGenOpts();
   frontend::ActionKind Action = Invocation.getFrontendOpts().ProgramAction;
   return CG.UnifiedLTO && CG.PrepareForLTO && !CG.DisableLLVMPasses &&
-         (Action == frontend::EmitBC || Action == frontend::EmitLLVM);
+         (Action == frontend::EmitBC || Action == frontend::EmitLLVM) &&
+         isServedTarget(Triple(Invocation.getTargetOpts().Triple));
 }
 
 // The source and output paths as the user gave them, with -ffile-prefix-map

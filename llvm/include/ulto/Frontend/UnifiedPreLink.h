@@ -21,9 +21,10 @@ class CompilerInvocation;
 namespace ulto {
 
 /// True if the invocation is a -funified-lto compile that writes LTO IR
-/// (bitcode, or text for -S -emit-llvm) after running the pipeline. Other
-/// invocations (including -disable-llvm-passes steps of -save-temps) are
-/// clang's own business.
+/// (bitcode, or text for -S -emit-llvm) after running the pipeline, for a
+/// target ulto serves (ServedTargets.h). Other invocations (including
+/// -disable-llvm-passes steps of -save-temps, and PlayStation's implicit
+/// -funified-lto) are clang's own business.
 bool isUnifiedPreLink(const clang::CompilerInvocation &Invocation);
 
 /// Compiles the invocation of Clang (which isUnifiedPreLink) and writes the
