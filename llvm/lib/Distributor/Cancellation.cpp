@@ -107,6 +107,9 @@ namespace {
 
 constexpr pid_t FreeSlot = 0;
 constexpr pid_t StartingSlot = -1;
+// Otherwise a slot holds a process's ID, or the negated ID of a process
+// group's leader (below StartingSlot): kill() then signals the whole group.
+
 // Job processes at once; one more starts untracked (the machine would have
 // stopped long before).
 constexpr int MaxProcesses = 4096;
@@ -184,23 +187,24 @@ bool hasEnded(pid_t Pid) {
   return Info.si_pid == Pid;
 }
 
-// Sends \p Signal (0: none) once to every job process, including those that
-// start meanwhile; true when all have ended within \p Milliseconds.
+// Sends \p Signal (0: none) once to every job process, or its group,
+// including those that start meanwhile; true when all have ended within
+// \p Milliseconds.
 bool stopProcesses(int Signal, long Milliseconds) {
   for (long Waited = 0;; Waited += 5) {
     bool Running = false;
     for (int I = 0; I != MaxProcesses; ++I) {
-      pid_t Pid = Processes[I].load();
+      pid_t Entry = Processes[I].load();
       // This thread was interrupted before it started its process.
-      if (Pid == FreeSlot || (Pid == StartingSlot && I == StartingHere))
+      if (Entry == FreeSlot || (Entry == StartingSlot && I == StartingHere))
         continue;
-      if (Pid != StartingSlot && hasEnded(Pid))
+      if (Entry != StartingSlot && hasEnded(Entry < 0 ? -Entry : Entry))
         continue;
       Running = true;
-      if (Signal && Pid != StartingSlot &&
-          (SignalledPid[I] != Pid || SignalledWith[I] != Signal)) {
-        kill(Pid, Signal);
-        SignalledPid[I] = Pid;
+      if (Signal && Entry != StartingSlot &&
+          (SignalledPid[I] != Entry || SignalledWith[I] != Signal)) {
+        kill(Entry, Signal);
+        SignalledPid[I] = Entry;
         SignalledWith[I] = Signal;
       }
     }
@@ -209,6 +213,17 @@ bool stopProcesses(int Signal, long Milliseconds) {
     if (Waited >= Milliseconds)
       return false;
     sleepMilliseconds(5);
+  }
+}
+
+// SIGKILL to every process group: what its ended leader left running. The
+// leader is not reaped while its slot names it, so the group's ID is not
+// another's.
+void killProcessGroups() {
+  for (int I = 0; I != MaxProcesses; ++I) {
+    pid_t Entry = Processes[I].load();
+    if (Entry < StartingSlot)
+      kill(Entry, SIGKILL);
   }
 }
 
@@ -270,6 +285,7 @@ void onInterrupt() {
   // on it), then SIGKILL.
   if (!stopProcesses(0, 100) && !stopProcesses(SIGTERM, 3000))
     stopProcesses(SIGKILL, 1000);
+  killProcessGroups();
   waitForWriters(2000);
   const WatchedLink &Watched = *Link.load();
   for (const std::string &Object : Watched.Objects)
@@ -399,9 +415,9 @@ JobProcess::JobProcess(JobProcess &&Other)
   Other.MayStart = false;
 }
 
-void JobProcess::started(pid_t Pid) {
+void JobProcess::started(pid_t Pid, bool OwnGroup) {
   if (Slot >= 0)
-    Processes[Slot].store(Pid);
+    Processes[Slot].store(OwnGroup ? -Pid : Pid);
   StartingHere = -1;
 }
 
