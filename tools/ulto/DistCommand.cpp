@@ -477,7 +477,7 @@ int ulto::distMain(ArrayRef<const char *> Args) {
   Expected<JobList> List = readJobList(Config->JobList);
   if (!List)
     return reportErrors(ToolName, List.takeError());
-  Cancel.watch(Config->JobList, *List);
+  Cancel.watch(Config->JobList, *List, Config->Progress);
   if (!Config->NinjaFile.empty())
     if (Error E = writeAtomically(Config->NinjaFile, [&](raw_ostream &OS) {
           writeNinjaFile(*List, OS);

@@ -121,7 +121,8 @@ struct WatchedLink {
   std::string LinkerOutput;
   std::vector<std::string> Objects;
   std::vector<std::string> LinkerFiles;
-  bool ErrorsToTerminal = false;
+  /// stderr may end in the live progress line (StatusSink.h).
+  bool ProgressLine = false;
 };
 
 // Statics, zero-initialised before main: the only state a signal handler can
@@ -234,8 +235,10 @@ void waitForWriters(long Milliseconds) {
 }
 
 void report(int Fd, const WatchedLink &Link, bool LinkerGone) {
-  if (Link.ErrorsToTerminal)
-    say(Fd, "\r\x1b[K"); // The progress line.
+  // Erases the progress line, as the sink does before any message: a pipe
+  // to a build system's log has one too under --progress=always.
+  if (Link.ProgressLine)
+    say(Fd, "\r\x1b[K");
   say(Fd, Link.Tool);
   if (!LinkerGone) {
     say(Fd, ": error: interrupted: stopped the backend jobs of '");
@@ -360,7 +363,8 @@ Cancellation::Cancellation(StringRef ToolName) : Tool(ToolName) {
     kill(Self, SIGTERM);
 }
 
-void Cancellation::watch(StringRef JobListPath, const JobList &List) {
+void Cancellation::watch(StringRef JobListPath, const JobList &List,
+                         bool ProgressLine) {
   auto *Watched = new WatchedLink;
   Watched->Tool = Tool;
   Watched->LinkerOutput = List.LinkerOutput;
@@ -370,7 +374,7 @@ void Cancellation::watch(StringRef JobListPath, const JobList &List) {
   // its files on purpose: so does `ulto dist`.
   if (!sys::fs::exists(List.LinkerOutput + ".resolution.txt"))
     Watched->LinkerFiles = linkerTemporaries(List, JobListPath, Linker);
-  Watched->ErrorsToTerminal = isatty(STDERR_FILENO);
+  Watched->ProgressLine = ProgressLine;
   Link.store(Watched);
   sys::SetInterruptFunction(onInterrupt);
   Watching = true;

@@ -88,8 +88,11 @@ public:
   explicit Cancellation(llvm::StringRef ToolName);
   /// From now on an interrupt, or the linker's death, stops the jobs and
   /// removes the files written for \p List; then the held signals arrive.
-  /// Call before the fork server and any thread start.
-  void watch(llvm::StringRef JobListPath, const JobList &List);
+  /// With \p ProgressLine, stderr shows the live progress line, which the
+  /// interrupt's message erases first. Call before the fork server and any
+  /// thread start.
+  void watch(llvm::StringRef JobListPath, const JobList &List,
+             bool ProgressLine);
   /// Without watch(), lets held signals through. While an interrupt is being
   /// handled on another thread, waits for it to end the process.
   ~Cancellation();
