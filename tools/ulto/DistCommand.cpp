@@ -376,11 +376,16 @@ Expected<Executors> startExecutors(DistConfig &Config, const JobList &List,
   std::optional<std::string> Clang22 = findClang22(List.compiler());
   if (!Config.Spawn && Clang22) {
     InitializeAllTargets();
-    // A child runs clang-22's driver on the job's command line.
+    // A child runs clang-22's driver on the job's command line. A crashed
+    // job ends the child by its signal: clang-22 would only exit 1.
     Expected<std::unique_ptr<ForkServer>> Started =
         ForkServer::start([Clang = *Clang22](ArrayRef<const char *> Argv) {
           clang::noteBottomOfStack();
-          return runClangDriver(Argv, Clang);
+          int CrashSignal;
+          int Code = runClangDriver(Argv, Clang, &CrashSignal);
+          if (CrashSignal)
+            ForkServer::endChildBySignal(CrashSignal);
+          return Code;
         });
     if (Started)
       E.Server = std::move(*Started);
@@ -472,7 +477,7 @@ int ulto::distMain(ArrayRef<const char *> Args) {
   Expected<JobList> List = readJobList(Config->JobList);
   if (!List)
     return reportErrors(ToolName, List.takeError());
-  Cancel.watch(Config->JobList, *List);
+  Cancel.watch(Config->JobList, *List, Config->Progress);
   if (!Config->NinjaFile.empty())
     if (Error E = writeAtomically(Config->NinjaFile, [&](raw_ostream &OS) {
           writeNinjaFile(*List, OS);

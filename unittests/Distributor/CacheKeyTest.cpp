@@ -12,8 +12,13 @@
 
 #include "Common/ErrorText.h"
 #include "Common/TestJobs.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Testing/Support/SupportHelpers.h"
 #include "gtest/gtest.h"
+
+#include <thread>
 
 using namespace llvm;
 using namespace ulto;
@@ -120,6 +125,77 @@ TEST_F(CacheKeyTest, MissingInputIsAnError) {
   JobList List = jobList("/nonexistent", "m.o", "b.o");
   EXPECT_NE(errorText(computeBackendKey(List, List.Jobs[0], "id", Digests)),
             "");
+}
+
+// A shell script as the compiler; its --version answers \p Version after
+// running \p Before, which may start processes and write their IDs to
+// "pids" beside it.
+std::string writeCompiler(StringRef Dir, StringRef Before, StringRef Version) {
+  std::string Path = (Dir + "/cc").str();
+  writeFile(Path, ("#!/bin/sh\ncd '" + Dir + "'\n" + Before + "\necho '" +
+                   Version + "'\n")
+                      .str());
+  sys::fs::setPermissions(Path, sys::fs::all_read | sys::fs::all_exe |
+                                    sys::fs::owner_write);
+  return Path;
+}
+
+// Whether process \p Pid still runs a second later (a zombie does not):
+// SIGKILL takes a moment.
+bool runs(StringRef Pid) {
+  for (int I = 0; I != 100; ++I) {
+    // Sizeless, as /proc files are: read as a stream.
+    ErrorOr<std::unique_ptr<MemoryBuffer>> Stat =
+        MemoryBuffer::getFileAsStream("/proc/" + Pid + "/stat");
+    if (!Stat)
+      return false;
+    StringRef Text = (*Stat)->getBuffer();
+    if (Text.substr(Text.rfind(')')).starts_with(") Z"))
+      return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return true;
+}
+
+std::vector<std::string> pidsIn(StringRef Dir) {
+  ErrorOr<std::unique_ptr<MemoryBuffer>> File =
+      MemoryBuffer::getFile(Dir + "/pids", /*IsText=*/true);
+  std::vector<std::string> Pids;
+  if (File)
+    for (StringRef Line : split((*File)->getBuffer().trim(), '\n'))
+      Pids.push_back(Line.str());
+  return Pids;
+}
+
+// A compiler that hangs in --version is stopped at the time limit with what
+// it started; what it leaves running after it answers is stopped too.
+TEST_F(CacheKeyTest, VersionProbeLeavesNoProcess) {
+  StringRef Dir = dir();
+  std::string Hangs = writeCompiler(
+      Dir, "sleep 600 & echo $$ >> pids; echo $! >> pids; wait", "cc 1");
+  auto Start = std::chrono::steady_clock::now();
+  EXPECT_EQ(errorText(computeCompilerIdentity(Hangs, std::chrono::seconds(1))),
+            "compiler '" + Hangs + "' did not answer --version within 1 s");
+  EXPECT_LT(std::chrono::steady_clock::now() - Start, std::chrono::seconds(5));
+  std::vector<std::string> Pids = pidsIn(Dir);
+  EXPECT_EQ(Pids.size(), 2u);
+  for (const std::string &Pid : Pids)
+    EXPECT_FALSE(runs(Pid)) << Pid;
+
+  sys::fs::remove(Dir + "/pids");
+  std::string Leaves =
+      writeCompiler(Dir, "sleep 600 >/dev/null & echo $! >> pids", "cc 1");
+  EXPECT_EQ(errorText(computeCompilerIdentity(Leaves)), "");
+  Pids = pidsIn(Dir);
+  ASSERT_EQ(Pids.size(), 1u);
+  EXPECT_FALSE(runs(Pids[0]));
+}
+
+TEST_F(CacheKeyTest, VersionProbeThatFailsIsAnError) {
+  StringRef Dir = dir();
+  std::string Fails = writeCompiler(Dir, "exit 3", "");
+  EXPECT_EQ(errorText(computeCompilerIdentity(Fails)),
+            "cannot run '" + Fails + " --version': it exited with status 3");
 }
 
 } // namespace

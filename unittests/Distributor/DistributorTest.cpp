@@ -12,6 +12,7 @@
 
 #include "Common/ErrorText.h"
 #include "Common/TestJobs.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Bitcode/BitcodeWriter.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
@@ -68,7 +69,10 @@ public:
   void warning(StringRef Message) override {
     Warnings.push_back(Message.str());
   }
-  std::vector<std::string> Failures, Warnings;
+  void reproducers(ArrayRef<std::string> Files, unsigned Jobs) override {
+    Reproducers.push_back(std::to_string(Jobs) + " jobs: " + join(Files, " "));
+  }
+  std::vector<std::string> Failures, Warnings, Reproducers;
 };
 
 const std::string Object = elfObject("ET_REL", "EM_X86_64");
@@ -199,6 +203,29 @@ TEST_F(DistributorTest, FailedJobRemovesOnlyItsOwnOutput) {
   for (const std::string &Input : List.Jobs[0].Inputs)
     EXPECT_TRUE(sys::fs::exists(Input)) << Input;
   EXPECT_EQ(readFile(Bystander), "not ours");
+}
+
+// clang's reproducers are named once, after the jobs, in sorted order.
+TEST_F(DistributorTest, CrashReproducersAreNamedOnce) {
+  Opts.Cache = nullptr;
+  Opts.Parallelism = 2;
+  Exec.Play = [](const BackendJob &Job) {
+    std::string Stem = sys::path::stem(Job.module()).str();
+    ExecutionResult R =
+        ExecutionResult::ended(ExitKind::Signalled, "Segmentation fault");
+    R.Reproducers = {"/tmp/" + Stem + "-1.sh", "/tmp/" + Stem + "-1.o"};
+    return R;
+  };
+  DistSummary Summary = run();
+  EXPECT_EQ(Summary.Failed, 2u);
+  EXPECT_EQ(Status.Reproducers,
+            std::vector<std::string>{
+                "2 jobs: /tmp/a-1.o /tmp/a-1.sh /tmp/b-1.o /tmp/b-1.sh"});
+
+  // None when no job left any.
+  Exec.Play = writesObject;
+  run();
+  EXPECT_TRUE(Status.Reproducers.empty());
 }
 
 TEST_F(DistributorTest, SummaryCountsWhatHappened) {

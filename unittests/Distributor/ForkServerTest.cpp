@@ -7,6 +7,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FileUtilities.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/PrettyStackTrace.h"
 #include "llvm/Support/raw_ostream.h"
 #include "gtest/gtest.h"
 
@@ -67,6 +68,37 @@ TEST(ForkServerTest, RunsJobsAndReportsHowTheyEnded) {
   Ended Crashed = run(**Server, {"cc", "crash"});
   EXPECT_EQ(Crashed.Status.Kind, ForkServer::Status::Signalled);
   EXPECT_EQ(Crashed.Status.Code, SIGABRT);
+}
+
+// Prints what an LLVM stack dump of the child would name (its pretty stack
+// trace, innermost first); "crash" then ends it as a caught SIGSEGV would.
+int printsStackTrace(ArrayRef<const char *> Argv) {
+  for (auto *Entry =
+           static_cast<const PrettyStackTraceEntry *>(SavePrettyStackState());
+       Entry; Entry = Entry->getNextEntry())
+    Entry->print(outs());
+  if (Argv.size() == 2 && StringRef(Argv[1]) == "crash")
+    ForkServer::endChildBySignal(SIGSEGV);
+  return 0;
+}
+
+// A child is its job: its stack dump names the job's command line, not the
+// server's; a crash its main function caught is reported as the signal.
+TEST(ForkServerTest, ChildIsTheJobWhenItCrashes) {
+  const char *DistArgv[] = {"ulto", "dist", "jobs.json"};
+  PrettyStackTraceProgram Dist(3, DistArgv);
+  Expected<std::unique_ptr<ForkServer>> Server =
+      ForkServer::start(printsStackTrace);
+  ASSERT_EQ(errorText(Server), "");
+
+  Ended Ok = run(**Server, {"cc", "-c", "a.o"});
+  EXPECT_EQ(Ok.Status.Kind, ForkServer::Status::Exited);
+  EXPECT_EQ(Ok.Output, "Program arguments: cc -c a.o\n");
+
+  Ended Crashed = run(**Server, {"cc", "crash"});
+  EXPECT_EQ(Crashed.Status.Kind, ForkServer::Status::Signalled);
+  EXPECT_EQ(Crashed.Status.Code, SIGSEGV);
+  EXPECT_EQ(Crashed.Output, "Program arguments: cc crash\n");
 }
 
 TEST(ForkServerTest, ManyJobsAtOnce) {

@@ -107,6 +107,9 @@ namespace {
 
 constexpr pid_t FreeSlot = 0;
 constexpr pid_t StartingSlot = -1;
+// Otherwise a slot holds a process's ID, or the negated ID of a process
+// group's leader (below StartingSlot): kill() then signals the whole group.
+
 // Job processes at once; one more starts untracked (the machine would have
 // stopped long before).
 constexpr int MaxProcesses = 4096;
@@ -118,7 +121,8 @@ struct WatchedLink {
   std::string LinkerOutput;
   std::vector<std::string> Objects;
   std::vector<std::string> LinkerFiles;
-  bool ErrorsToTerminal = false;
+  /// stderr may end in the live progress line (StatusSink.h).
+  bool ProgressLine = false;
 };
 
 // Statics, zero-initialised before main: the only state a signal handler can
@@ -184,23 +188,24 @@ bool hasEnded(pid_t Pid) {
   return Info.si_pid == Pid;
 }
 
-// Sends \p Signal (0: none) once to every job process, including those that
-// start meanwhile; true when all have ended within \p Milliseconds.
+// Sends \p Signal (0: none) once to every job process, or its group,
+// including those that start meanwhile; true when all have ended within
+// \p Milliseconds.
 bool stopProcesses(int Signal, long Milliseconds) {
   for (long Waited = 0;; Waited += 5) {
     bool Running = false;
     for (int I = 0; I != MaxProcesses; ++I) {
-      pid_t Pid = Processes[I].load();
+      pid_t Entry = Processes[I].load();
       // This thread was interrupted before it started its process.
-      if (Pid == FreeSlot || (Pid == StartingSlot && I == StartingHere))
+      if (Entry == FreeSlot || (Entry == StartingSlot && I == StartingHere))
         continue;
-      if (Pid != StartingSlot && hasEnded(Pid))
+      if (Entry != StartingSlot && hasEnded(Entry < 0 ? -Entry : Entry))
         continue;
       Running = true;
-      if (Signal && Pid != StartingSlot &&
-          (SignalledPid[I] != Pid || SignalledWith[I] != Signal)) {
-        kill(Pid, Signal);
-        SignalledPid[I] = Pid;
+      if (Signal && Entry != StartingSlot &&
+          (SignalledPid[I] != Entry || SignalledWith[I] != Signal)) {
+        kill(Entry, Signal);
+        SignalledPid[I] = Entry;
         SignalledWith[I] = Signal;
       }
     }
@@ -212,6 +217,17 @@ bool stopProcesses(int Signal, long Milliseconds) {
   }
 }
 
+// SIGKILL to every process group: what its ended leader left running. The
+// leader is not reaped while its slot names it, so the group's ID is not
+// another's.
+void killProcessGroups() {
+  for (int I = 0; I != MaxProcesses; ++I) {
+    pid_t Entry = Processes[I].load();
+    if (Entry < StartingSlot)
+      kill(Entry, SIGKILL);
+  }
+}
+
 void waitForWriters(long Milliseconds) {
   for (long Waited = 0;
        Writers.load() > int(WritingHere) && Waited < Milliseconds; ++Waited)
@@ -219,8 +235,10 @@ void waitForWriters(long Milliseconds) {
 }
 
 void report(int Fd, const WatchedLink &Link, bool LinkerGone) {
-  if (Link.ErrorsToTerminal)
-    say(Fd, "\r\x1b[K"); // The progress line.
+  // Erases the progress line, as the sink does before any message: a pipe
+  // to a build system's log has one too under --progress=always.
+  if (Link.ProgressLine)
+    say(Fd, "\r\x1b[K");
   say(Fd, Link.Tool);
   if (!LinkerGone) {
     say(Fd, ": error: interrupted: stopped the backend jobs of '");
@@ -270,6 +288,7 @@ void onInterrupt() {
   // on it), then SIGKILL.
   if (!stopProcesses(0, 100) && !stopProcesses(SIGTERM, 3000))
     stopProcesses(SIGKILL, 1000);
+  killProcessGroups();
   waitForWriters(2000);
   const WatchedLink &Watched = *Link.load();
   for (const std::string &Object : Watched.Objects)
@@ -344,7 +363,8 @@ Cancellation::Cancellation(StringRef ToolName) : Tool(ToolName) {
     kill(Self, SIGTERM);
 }
 
-void Cancellation::watch(StringRef JobListPath, const JobList &List) {
+void Cancellation::watch(StringRef JobListPath, const JobList &List,
+                         bool ProgressLine) {
   auto *Watched = new WatchedLink;
   Watched->Tool = Tool;
   Watched->LinkerOutput = List.LinkerOutput;
@@ -354,7 +374,7 @@ void Cancellation::watch(StringRef JobListPath, const JobList &List) {
   // its files on purpose: so does `ulto dist`.
   if (!sys::fs::exists(List.LinkerOutput + ".resolution.txt"))
     Watched->LinkerFiles = linkerTemporaries(List, JobListPath, Linker);
-  Watched->ErrorsToTerminal = isatty(STDERR_FILENO);
+  Watched->ProgressLine = ProgressLine;
   Link.store(Watched);
   sys::SetInterruptFunction(onInterrupt);
   Watching = true;
@@ -399,9 +419,9 @@ JobProcess::JobProcess(JobProcess &&Other)
   Other.MayStart = false;
 }
 
-void JobProcess::started(pid_t Pid) {
+void JobProcess::started(pid_t Pid, bool OwnGroup) {
   if (Slot >= 0)
-    Processes[Slot].store(Pid);
+    Processes[Slot].store(OwnGroup ? -Pid : Pid);
   StartingHere = -1;
 }
 

@@ -110,8 +110,11 @@ private:
   /// Null once claiming proved impossible; then jobs run unshared.
   std::atomic<const RunningJobs *> Running;
 
-  std::mutex Mutex; // Guards Summary and Status.
+  std::mutex Mutex; // Guards Summary, Reproducers and Status.
   DistSummary Summary;
+  /// The failed jobs' reproducers, said once at the end; their jobs.
+  std::vector<std::string> Reproducers;
+  unsigned JobsWithReproducers = 0;
 };
 
 } // namespace
@@ -229,6 +232,11 @@ bool Run::execute(size_t I) {
   while (true) {
     if (!Result.succeeded()) {
       removeOwnOutput(I);
+      if (!Result.Reproducers.empty()) {
+        std::lock_guard<std::mutex> Lock(Mutex);
+        append_range(Reproducers, Result.Reproducers);
+        ++JobsWithReproducers;
+      }
       fail(Job, describeExecution(Result), Result.Output);
       return false;
     }
@@ -460,6 +468,11 @@ DistSummary Run::run() {
       scheduleLargestFirst(List.Jobs), Opts.Parallelism,
       [&](size_t I, bool MayDefer) { return runJob(I, MayDefer); },
       Opts.Jobserver);
+  if (!Reproducers.empty()) {
+    // In no order of completion.
+    llvm::sort(Reproducers);
+    Status.reproducers(Reproducers, JobsWithReproducers);
+  }
   Status.finished();
   Summary.WallSeconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - Start)

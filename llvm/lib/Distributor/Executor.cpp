@@ -2,6 +2,7 @@
 
 #include "ulto/Distributor/Executor.h"
 #include "ulto/Distributor/Cancellation.h"
+#include "ulto/Distributor/CrashReport.h"
 #include "ulto/Distributor/ForkServer.h"
 #include "ulto/Distributor/SlotPool.h"
 
@@ -100,9 +101,18 @@ ExecutionResult LocalExecutor::run(const JobList &List, const BackendJob &Job) {
   ExecutionResult Result =
       Server ? fromForkServer(Server->run(Command, OutputFile))
              : spawn(Command, OutputFile);
-  if (ErrorOr<std::unique_ptr<MemoryBuffer>> Output =
-          MemoryBuffer::getFile(OutputFile, /*IsText=*/true))
-    Result.Output = (*Output)->getBuffer().str();
+  ErrorOr<std::unique_ptr<MemoryBuffer>> Output =
+      MemoryBuffer::getFile(OutputFile, /*IsText=*/true);
+  if (!Output)
+    return Result;
+  // clang-22 catches its job's crash and exits 1; a fork-server child ends
+  // by the signal instead.
+  CrashReport Crash = readCrashReport((*Output)->getBuffer());
+  if (Crash.Signal && Result.Kind == ExitKind::Exited && Result.Code != 0)
+    Result =
+        ExecutionResult::ended(ExitKind::Signalled, strsignal(Crash.Signal));
+  Result.Output = std::move(Crash.Output);
+  Result.Reproducers = std::move(Crash.Reproducers);
   return Result;
 }
 

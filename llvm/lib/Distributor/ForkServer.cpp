@@ -14,6 +14,7 @@
 
 #include "ulto/Distributor/ForkServer.h"
 
+#include "llvm/Support/PrettyStackTrace.h"
 #include "llvm/Support/Signals.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -25,6 +26,7 @@
 #include <optional>
 #include <poll.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -103,6 +105,10 @@ sigset_t stopSignals() {
   dup2(Out, 2);
   close(In);
   close(Out);
+  // The child is the job: a crash's stack dump names the job's command line,
+  // not the distributor's, which LLVM's stack trace carries through the fork.
+  RestorePrettyStackState(nullptr);
+  PrettyStackTraceProgram Job(Strings.size() - 1, Strings.data() + 1);
   int Code = Main(ArrayRef(Strings).drop_front());
   outs().flush();
   errs().flush();
@@ -217,6 +223,23 @@ int stopChildren(const DenseMap<pid_t, uint64_t> &Running,
 }
 
 } // namespace
+
+void ForkServer::endChildBySignal(int Signal) {
+  outs().flush();
+  errs().flush();
+  // The crash was caught and reported; a core of this call would show
+  // nothing of it.
+  struct rlimit NoCore = {0, 0};
+  setrlimit(RLIMIT_CORE, &NoCore);
+  sys::unregisterHandlers();
+  signal(Signal, SIG_DFL);
+  sigset_t Signals;
+  sigemptyset(&Signals);
+  sigaddset(&Signals, Signal);
+  sigprocmask(SIG_UNBLOCK, &Signals, nullptr);
+  raise(Signal);
+  _exit(128 + Signal); // A signal that does not end a process.
+}
 
 Expected<std::unique_ptr<ForkServer>> ForkServer::start(const MainFn &Main) {
   int Fds[2];

@@ -2,7 +2,9 @@
 
 #include "ulto/Distributor/StatusSink.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/WithColor.h"
 
@@ -46,6 +48,25 @@ void TerminalStatus::warning(StringRef Message) {
   WithColor::warning(OS, Tool) << First << "\n";
   if (!Rest.empty())
     printIndented(OS, Rest, "    ");
+}
+
+void TerminalStatus::reproducers(ArrayRef<std::string> Files, unsigned Jobs) {
+  clearProgress();
+  // The directory once when they share one, as they do: $TMPDIR.
+  StringRef Directory = sys::path::parent_path(Files.front());
+  bool OneDirectory = all_of(Files, [&](StringRef File) {
+    return sys::path::parent_path(File) == Directory;
+  });
+  WithColor::note(OS, Tool)
+      << "clang's reproducers of " << Jobs
+      << (Jobs == 1 ? " failed job" : " failed jobs") << " are ";
+  if (OneDirectory)
+    OS << "in " << Directory << ":";
+  else
+    OS << "at:";
+  for (StringRef File : Files)
+    OS << ' ' << (OneDirectory ? sys::path::filename(File) : File);
+  OS << "\n";
 }
 
 void TerminalStatus::jobStarted() {

@@ -21,6 +21,7 @@
 #include "clang/Basic/DiagnosticDriver.h"
 #include "clang/Basic/DiagnosticOptions.h"
 #include "clang/Basic/Stack.h"
+#include "clang/Config/config.h"
 #include "clang/Driver/Action.h"
 #include "clang/Driver/Compilation.h"
 #include "clang/Driver/Driver.h"
@@ -41,6 +42,7 @@
 #include "llvm/Support/CrashRecoveryContext.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/PrettyStackTrace.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/StringSaver.h"
@@ -361,8 +363,14 @@ static void describeUlto(const InputArgList &Args) {
     outs() << "ulto-clang: ulto " ULTO_VERSION "\n";
 }
 
-int ulto::runClangDriver(ArrayRef<const char *> Argv,
-                         StringRef ExecutablePath) {
+int ulto::runClangDriver(ArrayRef<const char *> Argv, StringRef ExecutablePath,
+                         int *CrashSignal) {
+  if (CrashSignal)
+    *CrashSignal = 0;
+  // A crash's stack dump asks for the reproducers in clang-22's words.
+  setBugReportMsg("PLEASE submit a bug report to " BUG_REPORT_URL
+                  " and include the crash backtrace, preprocessed source, and "
+                  "associated run script.\n");
   SmallVector<const char *, 256> Args(Argv.begin(), Argv.end());
   BumpPtrAllocator A;
   auto VFS = vfs::getRealFileSystem();
@@ -457,6 +465,9 @@ int ulto::runClangDriver(ArrayRef<const char *> Argv,
       IsCrash = Result < 0 || Result == 70 || Result > 128;
       Status =
           IsCrash ? Driver::CommandStatus::Crash : Driver::CommandStatus::Error;
+      // An in-process job's crash, caught: 128 plus the signal.
+      if (CrashSignal && CrashRecoveryContext::isCrash(Result))
+        *CrashSignal = Result - 128;
       if (IsCrash)
         break;
     }

@@ -27,6 +27,7 @@
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/Error.h"
 
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -52,8 +53,12 @@ std::vector<std::string> normaliseArgs(const JobList &List,
 
 /// Who compiles: the compiler executable's bytes and its --version output,
 /// less the line naming the install directory. \p Compiler is a path or a
-/// name looked up in PATH.
-llvm::Expected<std::string> computeCompilerIdentity(llvm::StringRef Compiler);
+/// name looked up in PATH. A compiler that has not answered --version within
+/// \p TimeLimit is an error; it is stopped, and so is every process it
+/// started.
+llvm::Expected<std::string> computeCompilerIdentity(
+    llvm::StringRef Compiler,
+    std::chrono::seconds TimeLimit = std::chrono::seconds(10));
 
 /// The job's cache key, 64 hex digits: a version tag, \p CompilerIdentity,
 /// the role-normalised arguments, each file's content name and digest, and

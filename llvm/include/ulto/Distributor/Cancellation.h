@@ -88,8 +88,11 @@ public:
   explicit Cancellation(llvm::StringRef ToolName);
   /// From now on an interrupt, or the linker's death, stops the jobs and
   /// removes the files written for \p List; then the held signals arrive.
-  /// Call before the fork server and any thread start.
-  void watch(llvm::StringRef JobListPath, const JobList &List);
+  /// With \p ProgressLine, stderr shows the live progress line, which the
+  /// interrupt's message erases first. Call before the fork server and any
+  /// thread start.
+  void watch(llvm::StringRef JobListPath, const JobList &List,
+             bool ProgressLine);
   /// Without watch(), lets held signals through. While an interrupt is being
   /// handled on another thread, waits for it to end the process.
   ~Cancellation();
@@ -103,9 +106,9 @@ private:
   sigset_t HeldSignals;
 };
 
-/// One job's process (or the fork server) that an interrupt must stop: taken
-/// before the process starts, given its ID once it has, released after it has
-/// been waited for.
+/// One job's process (or the fork server, or the compiler's --version probe)
+/// that an interrupt must stop: taken before the process starts, given its ID
+/// once it has, released after it has been waited for.
 class JobProcess {
 public:
   JobProcess();
@@ -115,7 +118,11 @@ public:
 
   /// False once `ulto dist` is being interrupted: start nothing.
   bool mayStart() const { return MayStart; }
-  void started(pid_t Pid);
+  /// \p Pid has started; with \p OwnGroup it leads a process group of its
+  /// own, which a Ctrl-C does not reach: an interrupt then stops the whole
+  /// group, and kills what remains of it once the leader has ended. The
+  /// caller reaps the leader only after it has killed the group itself.
+  void started(pid_t Pid, bool OwnGroup = false);
 
 private:
   int Slot = -1;

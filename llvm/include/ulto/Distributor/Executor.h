@@ -17,6 +17,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace ulto {
 
@@ -48,6 +49,9 @@ struct ExecutionResult {
   bool RemoteCacheHit = false;
   /// What the command wrote to stdout and stderr.
   std::string Output;
+  /// Files the compiler wrote for a bug report about its crash (clang's
+  /// reproducers), named here and not in Output.
+  std::vector<std::string> Reproducers;
   /// The object, for executors that return it instead of writing the job's
   /// output file; unchecked (the distributor checks every object).
   std::optional<std::string> Object;
@@ -101,7 +105,8 @@ class SlotPool;
 /// Runs each job as a process on this machine, in the linker's directory:
 /// a child of \p Server when there is one (ForkServer.h), else a new process
 /// running the job's compiler; while it runs, the job holds one of \p Slots
-/// (SlotPool.h) when there is a pool.
+/// (SlotPool.h) when there is a pool. A job that clang's driver says crashed
+/// (CrashReport.h) ended by the signal it names.
 class LocalExecutor final : public Executor {
 public:
   explicit LocalExecutor(ForkServer *Server = nullptr,

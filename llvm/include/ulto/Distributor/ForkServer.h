@@ -10,7 +10,10 @@
 //
 // The children are processes, as with exec: a crash takes down only its job,
 // its stdout and stderr go to the job's file, and global state (LLVM's
-// options, signal handlers) is each child's own.
+// options, signal handlers) is each child's own. A child is the job from the
+// start: a crash's stack dump names the job's command line (LLVM's pretty
+// stack trace), and a crash its main function catches ends the child by the
+// same signal (endChildBySignal).
 //
 //===----------------------------------------------------------------------===//
 
@@ -58,6 +61,12 @@ public:
   /// \p OutputFile, and waits for it (the caller reads the output).
   /// Thread-safe.
   Status run(llvm::ArrayRef<std::string> Argv, llvm::StringRef OutputFile);
+
+  /// Ends the calling child as if \p Signal had killed it, so that the server
+  /// reports the crash as such: for a main function that catches the crash
+  /// of its own work (clang's driver reports a crashed -cc1 job and exits 1).
+  /// Flushes stdout and stderr first; dumps no core.
+  [[noreturn]] static void endChildBySignal(int Signal);
 
   /// The server's process. On SIGTERM, SIGINT or SIGHUP it stops its jobs
   /// and ends; it ends, too, when the process that started it dies.

@@ -28,6 +28,9 @@ public:
                          llvm::StringRef Output) = 0;
   /// Something the user should know; lines after the first are detail.
   virtual void warning(llvm::StringRef Message) = 0;
+  /// After the jobs: \p Jobs failed jobs left \p Files for a bug report
+  /// (clang's crash reproducers), in sorted order.
+  virtual void reproducers(llvm::ArrayRef<std::string> Files, unsigned Jobs) {}
   virtual void jobStarted() {}
   virtual void jobFinished(bool CacheHit) {}
   /// No job runs any more.
@@ -47,6 +50,9 @@ public:
                  llvm::ArrayRef<std::string> Command,
                  llvm::StringRef Output) override;
   void warning(llvm::StringRef Message) override;
+  /// "<Tool>: note: clang's reproducers of 2 failed jobs are in /tmp: a.o
+  /// a.sh b.o b.sh", once per link.
+  void reproducers(llvm::ArrayRef<std::string> Files, unsigned Jobs) override;
   void jobStarted() override;
   void jobFinished(bool CacheHit) override;
   void finished() override { clearProgress(); }

@@ -17,9 +17,13 @@ namespace ulto {
 /// Runs one driver command line, Argv[0] naming the program (its name picks
 /// the driver mode, as clang++ does). \p ExecutablePath is the driver's own
 /// path, as it names it in -cc1 jobs; empty: this process's executable. The
-/// caller has initialised LLVM and its targets. Returns the exit status.
+/// caller has initialised LLVM and its targets. Returns the exit status: 1
+/// when a job crashed, as clang-22's, which catches the crash of the -cc1 job
+/// it runs in-process and writes reproducers; then \p CrashSignal, if given,
+/// is set to the signal the job crashed with (else to 0).
 int runClangDriver(llvm::ArrayRef<const char *> Argv,
-                   llvm::StringRef ExecutablePath = {});
+                   llvm::StringRef ExecutablePath = {},
+                   int *CrashSignal = nullptr);
 
 } // namespace ulto
 
