@@ -53,3 +53,11 @@ if shutil.which("strace") and subprocess.call(
         ["strace", "-f", "-qq", "-o", os.devnull, "true"],
         stderr=subprocess.DEVNULL) == 0:
     config.available_features.add("strace")
+# Build-system tests configure real CMake projects with ulto's tools: the
+# directory they are in, and the toolchain file in its build-tree place.
+config.substitutions.append(("%{ulto_bin}", config.ulto_tools_dir))
+config.substitutions.append(("%{llvm22_bin}", config.llvm_tools_dir))
+config.substitutions.append(("%{ulto_toolchain}", os.path.join(
+    config.ulto_obj_root, "share", "ulto", "ulto.cmake")))
+if shutil.which("cmake") and shutil.which("ninja"):
+    config.available_features.add("cmake")

@@ -152,15 +152,40 @@ static void configureDriver(Driver &D, const ParsedClangName &NameParts) {
   D.Dir = ULTO_LLVM_TOOLS_DIR;
 }
 
-// Whether the command line links, with LTO.
-static bool isLTOLink(const Driver &D, const InputArgList &List) {
+// Whether the command line links.
+static bool isLink(const Driver &D, const InputArgList &List) {
   DerivedArgList DAL(List);
   for (Arg *A : List)
     DAL.append(A);
+  return D.getFinalPhase(DAL) == phases::Link;
+}
+
+// Whether the command line links, with LTO.
+static bool isLTOLink(const Driver &D, const InputArgList &List) {
   const Arg *LTO = List.getLastArg(options::OPT_flto, options::OPT_flto_EQ,
                                    options::OPT_fno_lto);
-  return D.getFinalPhase(DAL) == phases::Link && LTO &&
-         !LTO->getOption().matches(options::OPT_fno_lto);
+  return LTO && !LTO->getOption().matches(options::OPT_fno_lto) &&
+         isLink(D, List);
+}
+
+// Whether a link names ld.ulto by -fuse-ld=ulto and no --ld-path=. clang-22
+// would look for ld.ulto on PATH only (its directory is clang-22's), and fail
+// on "invalid linker name" where PATH lacks ulto's directory: build systems
+// pass -fuse-ld=ulto to every link, their compiler checks' too.
+static bool namesLdUlto(const Driver &D, const InputArgList &List) {
+  const Arg *UseLd = List.getLastArg(options::OPT_fuse_ld_EQ);
+  return UseLd && StringRef(UseLd->getValue()) == "ulto" &&
+         !List.hasArg(options::OPT_ld_path_EQ) && isLink(D, List);
+}
+
+// Links with the ld.ulto next to ulto-clang; -fuse-ld=lld tells clang the
+// linker speaks lld's options.
+static void useLdUlto(const Driver &D, SmallVectorImpl<const char *> &Args,
+                      StringSaver &Saver) {
+  SmallString<256> LdUlto(sys::path::parent_path(D.ClangExecutable));
+  sys::path::append(LdUlto, "ld.ulto");
+  Args.push_back("-fuse-ld=lld");
+  Args.push_back(Saver.save("--ld-path=" + LdUlto).data());
 }
 
 // The target clang-22's driver picks for a command line, and how it links.
@@ -258,6 +283,19 @@ static LinkTarget findLinkTarget(StringRef Path,
   return Target;
 }
 
+// Whether the command line gives the linker an LTO mode itself
+// (-Wl,--lto=full, -Xlinker --lto=full). That is the user's choice, and must
+// not be overridden by the mode of the last -flto=: CMake's
+// INTERPROCEDURAL_OPTIMIZATION puts its -flto=thin after the project's flags.
+static bool linkerModeGiven(const InputArgList &List) {
+  for (const Arg *A :
+       List.filtered(options::OPT_Wl_COMMA, options::OPT_Xlinker))
+    for (StringRef V : A->getValues())
+      if (V.starts_with("--lto=") || V.starts_with("-lto="))
+        return true;
+  return false;
+}
+
 // An LTO link for a target ld.ulto serves uses ld.ulto (next to ulto-clang)
 // unless the user chose a linker, and tells ld.ulto or lld the LTO mode the
 // -flto= flag names; clang passes none, so unified bitcode would always link
@@ -271,16 +309,13 @@ static void chooseLinkTimeLTO(const Driver &D, const InputArgList &List,
   StringRef Linker = UseLd ? UseLd->getValue() : "";
   if (!List.hasArg(options::OPT_ld_path_EQ) &&
       (Linker.empty() || Linker == "ulto")) {
-    SmallString<256> LdUlto(sys::path::parent_path(D.ClangExecutable));
-    sys::path::append(LdUlto, "ld.ulto");
-    // -fuse-ld=lld tells clang the linker speaks lld's options.
-    Args.push_back("-fuse-ld=lld");
-    Args.push_back(Saver.save("--ld-path=" + LdUlto).data());
+    useLdUlto(D, Args, Saver);
     Linker = "ulto";
   }
   bool Unified = List.hasFlag(options::OPT_funified_lto,
                               options::OPT_fno_unified_lto, false);
-  if ((Linker != "ulto" && Linker != "lld") || (!Unified && !Opts.Distributed))
+  if ((Linker != "ulto" && Linker != "lld") ||
+      (!Unified && !Opts.Distributed) || linkerModeGiven(List))
     return;
   const Arg *LTO = List.getLastArg(options::OPT_flto, options::OPT_flto_EQ);
   StringRef Mode = LTO->getOption().matches(options::OPT_flto)
@@ -433,7 +468,8 @@ int ulto::runClangDriver(ArrayRef<const char *> Argv, StringRef ExecutablePath,
   // The link: which linker, and the LTO mode it is to use, for the targets
   // ld.ulto serves; -flto=distributed needs ld.ulto, or ulto's compile.
   bool LTOLink = isLTOLink(TheDriver, ArgList);
-  if (LTOLink || UltoOptions.Distributed) {
+  bool NamesLdUlto = !LTOLink && namesLdUlto(TheDriver, ArgList);
+  if (LTOLink || UltoOptions.Distributed || NamesLdUlto) {
     LinkTarget Target = findLinkTarget(Path, NameParts, Args);
     if (UltoOptions.Distributed && !(LTOLink ? Target.LdUlto : Target.Served)) {
       TheDriver.Diag(diag::err_drv_unsupported_opt_for_target)
@@ -443,6 +479,8 @@ int ulto::runClangDriver(ArrayRef<const char *> Argv, StringRef ExecutablePath,
     StringSaver Saver(A);
     if (LTOLink && Target.LdUlto)
       chooseLinkTimeLTO(TheDriver, ArgList, UltoOptions, Args, Saver);
+    else if (NamesLdUlto && Target.LdUlto)
+      useLdUlto(TheDriver, Args, Saver);
   }
 
   // The jobs, with ulto's options handed to the compile jobs.

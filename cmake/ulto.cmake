@@ -1,0 +1,47 @@
+# CMake toolchain file for ulto: cmake -DCMAKE_TOOLCHAIN_FILE=<prefix>/share/ulto/ulto.cmake
+#
+# Compiles every target as unified bitcode with ulto-clang and links it with
+# ld.ulto, in the LTO mode ULTO_LTO_MODE names (thin, full or distributed),
+# with LLVM 22's archiver. docs/BuildSystems.md says why each line is here.
+#
+# LTO goes through CMake's own switch, INTERPROCEDURAL_OPTIMIZATION, on for
+# every target by default: a target or project that turns it off gets native
+# objects, and CMake's compiler checks and try_compile() build without LTO.
+# ulto-rules.cmake, read after CMake's Clang settings, makes that switch
+# mean -flto=<mode> -funified-lto (CMake's is always -flto=thin).
+
+# This file sits in <prefix>/share/ulto, the tools in <prefix>/bin (installed
+# and in ulto's build tree alike).
+get_filename_component(_ulto_bin "${CMAKE_CURRENT_LIST_DIR}/../../bin" ABSOLUTE)
+
+set(ULTO_LTO_MODE thin CACHE STRING
+    "ulto's LTO mode for every target: thin, full or distributed")
+set_property(CACHE ULTO_LTO_MODE PROPERTY STRINGS thin full distributed)
+if(NOT ULTO_LTO_MODE MATCHES "^(thin|full|distributed)$")
+  message(FATAL_ERROR "ulto.cmake: ULTO_LTO_MODE is '${ULTO_LTO_MODE}'; "
+                      "it must be thin, full or distributed")
+endif()
+set(ULTO_DIST_OPTIONS "" CACHE STRING
+    "ulto dist options for distributed links, as ld.ulto's --dist-* options (a ;-list, e.g. --dist-jobs=8;--dist-cache-dir=/ccache/ulto)")
+
+set(CMAKE_C_COMPILER "${_ulto_bin}/ulto-clang")
+set(CMAKE_CXX_COMPILER "${_ulto_bin}/ulto-clang++")
+# CMake finds these beside the compiler too; named here so that a cache from
+# another compiler cannot keep an older llvm-ar.
+set(CMAKE_AR "${_ulto_bin}/llvm-ar" CACHE FILEPATH "Archiver" FORCE)
+set(CMAKE_RANLIB "${_ulto_bin}/llvm-ranlib" CACHE FILEPATH "Ranlib" FORCE)
+
+# ld.ulto for every link, LTO or not.
+foreach(_ulto_kind EXE SHARED MODULE)
+  set(CMAKE_${_ulto_kind}_LINKER_FLAGS_INIT "-fuse-ld=ulto")
+endforeach()
+
+# LTO for every target unless it says otherwise; the IPO options are ulto's.
+set(CMAKE_INTERPROCEDURAL_OPTIMIZATION ON)
+set(CMAKE_POLICY_DEFAULT_CMP0069 NEW)
+set(CMAKE_USER_MAKE_RULES_OVERRIDE_C "${CMAKE_CURRENT_LIST_DIR}/ulto-rules.cmake")
+set(CMAKE_USER_MAKE_RULES_OVERRIDE_CXX "${CMAKE_CURRENT_LIST_DIR}/ulto-rules.cmake")
+# try_compile() projects see the same cache variables.
+list(APPEND CMAKE_TRY_COMPILE_PLATFORM_VARIABLES ULTO_LTO_MODE ULTO_DIST_OPTIONS)
+unset(_ulto_bin)
+unset(_ulto_kind)
