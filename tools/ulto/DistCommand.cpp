@@ -507,9 +507,10 @@ int ulto::distMain(ArrayRef<const char *> Args) {
     reportErrors(ToolName, std::move(E));
     Ok = false;
   }
+  // One write: concurrent links may share a stderr (unbuffered).
   if (!Config->Quiet)
-    errs() << ToolName << ": "
-           << Summary.format(Exec->chosen().name(), Exec->chosen().report())
-           << "\n";
+    errs() << (ToolName + ": " +
+               Summary.format(Exec->chosen().name(), Exec->chosen().report()) +
+               "\n");
   return Ok ? 0 : 1;
 }
