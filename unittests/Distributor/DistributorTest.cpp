@@ -126,6 +126,31 @@ protected:
     WriteBitcodeToFile(M, OS);
   }
 
+  // A link of the jobs, sharing them with concurrent links, whose a.o runs
+  // until \p Release; returns once a.o is running.
+  std::future<DistSummary> startLinkHoldingA(std::shared_future<void> Release) {
+    Expected<RunningJobs> Opened = RunningJobs::open(Cache->directory());
+    EXPECT_EQ(errorText(Opened), "");
+    if (!Opened)
+      return {};
+    Running.emplace(std::move(*Opened));
+    Opts.Running = &*Running;
+    auto AStarted = std::make_shared<std::promise<void>>();
+    std::future<void> Started = AStarted->get_future();
+    Exec.Play = [AStarted, Release](const BackendJob &Job) {
+      if (sys::path::filename(Job.module()) == "a.o") {
+        AStarted->set_value();
+        Release.wait();
+      }
+      return writesObject(Job);
+    };
+    std::future<DistSummary> Link = std::async(std::launch::async, [this] {
+      return runBackends(List, Exec, Opts, Status);
+    });
+    Started.wait();
+    return Link;
+  }
+
   DistSummary run() {
     Exec.Ran.clear();
     Status = RecordingStatus();
@@ -138,6 +163,7 @@ protected:
   DistOptions Opts;
   FakeExecutor Exec;
   RecordingStatus Status;
+  std::optional<RunningJobs> Running;
 };
 
 TEST_F(DistributorTest, CacheHitsSkipTheExecutor) {
@@ -273,22 +299,9 @@ JobList elsewhere(const JobList &List) {
 // Concurrent links: the first runs a.o until the second has set it aside
 // and run b.o; then each takes the other's object from the cache.
 TEST_F(DistributorTest, ConcurrentLinksRunEachJobOnce) {
-  Expected<RunningJobs> Running = RunningJobs::open(Cache->directory());
-  ASSERT_EQ(errorText(Running), "");
-  Opts.Running = &*Running;
-  std::promise<void> AStarted, BRan;
-  std::shared_future<void> BRanFuture = BRan.get_future().share();
-  Exec.Play = [&](const BackendJob &Job) {
-    if (sys::path::filename(Job.module()) == "a.o") {
-      AStarted.set_value();
-      BRanFuture.wait();
-    }
-    return writesObject(Job);
-  };
-  std::future<DistSummary> First = std::async(std::launch::async, [&] {
-    return runBackends(List, Exec, Opts, Status);
-  });
-  AStarted.get_future().wait();
+  std::promise<void> BRan;
+  std::future<DistSummary> First = startLinkHoldingA(BRan.get_future().share());
+  ASSERT_TRUE(Running);
 
   JobList Other = elsewhere(List);
   FakeExecutor OtherExec;
@@ -323,22 +336,10 @@ TEST_F(DistributorTest, ConcurrentLinksRunEachJobOnce) {
 }
 
 TEST_F(DistributorTest, AWaitPastTheLimitRunsTheJobHere) {
-  Expected<RunningJobs> Running = RunningJobs::open(Cache->directory());
-  ASSERT_EQ(errorText(Running), "");
-  Opts.Running = &*Running;
-  std::promise<void> AStarted, SecondDone;
-  std::shared_future<void> Done = SecondDone.get_future().share();
-  Exec.Play = [&](const BackendJob &Job) {
-    if (sys::path::filename(Job.module()) == "a.o") {
-      AStarted.set_value();
-      Done.wait();
-    }
-    return writesObject(Job);
-  };
-  std::future<DistSummary> First = std::async(std::launch::async, [&] {
-    return runBackends(List, Exec, Opts, Status);
-  });
-  AStarted.get_future().wait();
+  std::promise<void> SecondDone;
+  std::future<DistSummary> First =
+      startLinkHoldingA(SecondDone.get_future().share());
+  ASSERT_TRUE(Running);
 
   JobList Other = elsewhere(List);
   FakeExecutor OtherExec;

@@ -8,15 +8,14 @@
 #include "ulto/Distributor/RunningJobs.h"
 
 #include "Common/ErrorText.h"
+#include "Common/LockHolder.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Testing/Support/SupportHelpers.h"
 #include "gtest/gtest.h"
 
 #include <fcntl.h>
 #include <future>
-#include <signal.h>
 #include <sys/file.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 using namespace llvm;
@@ -73,32 +72,15 @@ TEST_F(RunningJobsTest, OneHolderPerKey) {
 }
 
 TEST_F(RunningJobsTest, AWaiterTakesOverFromAKilledHolder) {
-  std::string Path = path("k");
-  int Ready[2];
-  ASSERT_EQ(::pipe(Ready), 0);
-  pid_t Child = ::fork();
-  ASSERT_GE(Child, 0);
-  if (Child == 0) {
-    // Only system calls in the child of a threaded process.
-    int FD = ::open(Path.c_str(), O_RDWR | O_CREAT, 0600);
-    if (FD < 0 || ::flock(FD, LOCK_EX) != 0)
-      ::_exit(1);
-    (void)!::write(Ready[1], "x", 1);
-    ::pause();
-    ::_exit(0);
-  }
-  char Byte;
-  ASSERT_EQ(::read(Ready[0], &Byte, 1), 1);
+  LockHolder Holder(path("k"));
+  ASSERT_TRUE(Holder.held());
   RunningJobs::Claim Watcher = claim("k");
   EXPECT_FALSE(Watcher.held());
-  ::kill(Child, SIGKILL);
-  ::waitpid(Child, nullptr, 0);
+  Holder.kill();
   EXPECT_EQ(RunningJobs::wait(Watcher, 10s), WaitResult::TakenOver);
   EXPECT_TRUE(Watcher.held());
   // Others now wait for this process.
   EXPECT_FALSE(claim("k").held());
-  ::close(Ready[0]);
-  ::close(Ready[1]);
 }
 
 TEST_F(RunningJobsTest, AbandonedFilesAreRemovedHeldOnesKept) {

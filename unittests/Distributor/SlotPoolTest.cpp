@@ -9,6 +9,7 @@
 #include "ulto/Distributor/SlotPool.h"
 
 #include "Common/ErrorText.h"
+#include "Common/LockHolder.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Testing/Support/SupportHelpers.h"
 #include "gtest/gtest.h"
@@ -17,9 +18,7 @@
 #include <chrono>
 #include <fcntl.h>
 #include <future>
-#include <signal.h>
 #include <sys/file.h>
-#include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
 
@@ -100,30 +99,13 @@ TEST(SlotPoolTest, SlotsOfAKilledProcessComeBack) {
   unittest::TempDir Dir("slots", /*Unique=*/true);
   std::unique_ptr<SlotPool> Pool = openPool(Dir.path(), 1);
   ASSERT_TRUE(Pool);
-  std::string Slot = (Dir.path() + "/slot-0").str();
-  int Ready[2];
-  ASSERT_EQ(::pipe(Ready), 0);
-  pid_t Child = ::fork();
-  ASSERT_GE(Child, 0);
-  if (Child == 0) {
-    // Only system calls in the child of a threaded process.
-    int FD = ::open(Slot.c_str(), O_RDWR);
-    if (FD < 0 || ::flock(FD, LOCK_EX) != 0)
-      ::_exit(1);
-    (void)!::write(Ready[1], "x", 1);
-    ::pause();
-    ::_exit(0);
-  }
-  char Byte;
-  ASSERT_EQ(::read(Ready[0], &Byte, 1), 1);
+  LockHolder Holder((Dir.path() + "/slot-0").str());
+  ASSERT_TRUE(Holder.held());
   std::future<unsigned> Waiting =
       std::async(std::launch::async, [&] { return Pool->acquire().index(); });
   EXPECT_EQ(Waiting.wait_for(100ms), std::future_status::timeout);
-  ::kill(Child, SIGKILL);
-  ::waitpid(Child, nullptr, 0);
+  Holder.kill();
   EXPECT_EQ(Waiting.wait_for(10s), std::future_status::ready);
-  ::close(Ready[0]);
-  ::close(Ready[1]);
 }
 
 TEST(SlotPoolTest, RefusesADirectoryItCannotTrust) {
