@@ -265,8 +265,12 @@ Expected<DistConfig> readDistConfig(const opt::InputArgList &Args) {
   if (Config.CheckRemote)
     return Errors ? Expected<DistConfig>(std::move(Errors)) : Config;
 
-  Config.Parallelism = defaultSlotCount();
-  addError(Errors, parseCount(Args, OPT_jobs, Config.Parallelism));
+  if (Args.hasArg(OPT_jobs))
+    addError(Errors, parseCount(Args, OPT_jobs, Config.Parallelism));
+  else if (Expected<unsigned> Slots = defaultSlotCount())
+    Config.Parallelism = *Slots;
+  else
+    addError(Errors, Slots.takeError());
   addError(Errors, parseCount(Args, OPT_wait_limit, Config.WaitLimit));
   addError(Errors, parseCount(Args, OPT_remote_jobs, Config.RemoteJobs));
   StringRef Executor =

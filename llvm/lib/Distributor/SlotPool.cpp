@@ -35,12 +35,16 @@ std::string defaultSlotDirectory() {
   return std::string(Path);
 }
 
-unsigned defaultSlotCount() {
+Expected<unsigned> defaultSlotCount() {
+  std::optional<std::string> Jobs = sys::Process::GetEnv("ULTO_JOBS");
+  if (!Jobs)
+    return hardware_concurrency().compute_thread_count();
   unsigned Count = 0;
-  if (std::optional<std::string> Jobs = sys::Process::GetEnv("ULTO_JOBS"))
-    if (!StringRef(*Jobs).getAsInteger(10, Count) && Count)
-      return Count;
-  return hardware_concurrency().compute_thread_count();
+  if (StringRef(*Jobs).getAsInteger(10, Count) || !Count)
+    return createStringError("invalid $ULTO_JOBS value '%s': expected a "
+                             "positive number",
+                             Jobs->c_str());
+  return Count;
 }
 
 static Error makeError(StringRef Directory, const Twine &What) {

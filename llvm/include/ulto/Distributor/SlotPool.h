@@ -38,9 +38,9 @@ namespace ulto {
 /// a shared file system.
 std::string defaultSlotDirectory();
 
-/// The slot limit when no option sets one: $ULTO_JOBS if it is a positive
-/// number, else one per hardware thread.
-unsigned defaultSlotCount();
+/// The slot limit when no option sets one: $ULTO_JOBS if set (an error
+/// unless it is a positive number), else one per hardware thread.
+llvm::Expected<unsigned> defaultSlotCount();
 
 class SlotPool {
 public:
