@@ -236,6 +236,7 @@ struct DistConfig {
   std::string CachePolicy;
   bool UseCache;
   bool Spawn;
+  ForkServer::Options Workers;
   bool Progress;
   bool Quiet;
   std::string TraceFile;
@@ -272,6 +273,8 @@ Expected<DistConfig> readDistConfig(const opt::InputArgList &Args) {
   else
     addError(Errors, Slots.takeError());
   addError(Errors, parseCount(Args, OPT_wait_limit, Config.WaitLimit));
+  addError(Errors, parseCount(Args, OPT_jobs_per_process,
+                              Config.Workers.JobsPerWorker));
   addError(Errors, parseCount(Args, OPT_remote_jobs, Config.RemoteJobs));
   StringRef Executor =
       Args.getLastArgValue(OPT_executor, Config.Remote ? "remote" : "local");
@@ -380,17 +383,22 @@ Expected<Executors> startExecutors(DistConfig &Config, const JobList &List,
   std::optional<std::string> Clang22 = findClang22(List.compiler());
   if (!Config.Spawn && Clang22) {
     InitializeAllTargets();
-    // A child runs clang-22's driver on the job's command line. A crashed
-    // job ends the child by its signal: clang-22 would only exit 1.
-    Expected<std::unique_ptr<ForkServer>> Started =
-        ForkServer::start([Clang = *Clang22](ArrayRef<const char *> Argv) {
+    // A worker runs clang-22's driver on each job's command line. A crashed
+    // job ends the worker by its signal: clang-22 would only exit 1.
+    Config.Workers.MayShareWorker = [](ArrayRef<const char *> Argv) {
+      return !changesProcessState(Argv);
+    };
+    Expected<std::unique_ptr<ForkServer>> Started = ForkServer::start(
+        [Clang = *Clang22](ArrayRef<const char *> Argv) {
           clang::noteBottomOfStack();
           int CrashSignal;
-          int Code = runClangDriver(Argv, Clang, &CrashSignal);
+          int Code = runClangDriver(Argv, Clang, &CrashSignal,
+                                    /*ProcessRunsOn=*/true);
           if (CrashSignal)
             ForkServer::endChildBySignal(CrashSignal);
           return Code;
-        });
+        },
+        Config.Workers);
     if (Started)
       E.Server = std::move(*Started);
     else

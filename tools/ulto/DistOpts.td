@@ -36,6 +36,11 @@ def spawn : Flag<["--"], "spawn">,
             HelpText<"Start every job as a new compiler process, even for "
                      "clang-22 (whose jobs otherwise run as forks of a "
                      "server with libclang-cpp loaded)">;
+def jobs_per_process : Joined<["--"], "jobs-per-process=">,
+                       MetaVarName<"<n>">,
+                       HelpText<"Backend jobs one compiler process runs, one "
+                                "after another, before a new one takes over "
+                                "(default 256; 1: a new process per job)">;
 def remote : Joined<["--"], "remote=">, MetaVarName<"<url>">,
              HelpText<"Run the jobs on this REAPI server, grpc://host:port "
                       "or grpcs://host:port (TLS)">;

@@ -120,6 +120,114 @@ TEST(ForkServerTest, ManyJobsAtOnce) {
   }
 }
 
+// A stand-in compiler that prints the process it runs in; "fail" exits 1,
+// "crash" aborts.
+int printsProcess(ArrayRef<const char *> Argv) {
+  outs() << getpid() << "\n";
+  outs().flush();
+  if (Argv.size() == 2 && StringRef(Argv[1]) == "fail")
+    return 1;
+  if (Argv.size() == 2 && StringRef(Argv[1]) == "crash")
+    std::abort();
+  return 0;
+}
+
+// The processes that ran \p Jobs, one after another (the first line of
+// their output: a crash adds its stack dump).
+std::vector<std::string> processes(ForkServer &Server,
+                                   ArrayRef<std::string> Jobs) {
+  std::vector<std::string> Processes;
+  for (const std::string &Job : Jobs)
+    Processes.push_back(
+        StringRef(run(Server, {"cc", Job}).Output).split('\n').first.str());
+  return Processes;
+}
+
+// Jobs run one after another in one worker, as long as they succeed.
+TEST(ForkServerTest, JobsShareAWorker) {
+  Expected<std::unique_ptr<ForkServer>> Server =
+      ForkServer::start(printsProcess);
+  ASSERT_EQ(errorText(Server), "");
+  std::vector<std::string> P = processes(**Server, {"a", "b", "c"});
+  EXPECT_NE(P[0], "");
+  EXPECT_NE(P[0], std::to_string(getpid()));
+  EXPECT_EQ(P[1], P[0]);
+  EXPECT_EQ(P[2], P[0]);
+}
+
+// A failed or crashed job takes its worker with it; the next job gets a new
+// one and runs.
+TEST(ForkServerTest, AFailedJobRetiresItsWorker) {
+  Expected<std::unique_ptr<ForkServer>> Server =
+      ForkServer::start(printsProcess);
+  ASSERT_EQ(errorText(Server), "");
+  std::vector<std::string> P =
+      processes(**Server, {"a", "fail", "b", "crash", "c", "d"});
+  EXPECT_EQ(P[1], P[0]);
+  EXPECT_NE(P[2], P[1]);
+  EXPECT_EQ(P[3], P[2]);
+  EXPECT_NE(P[4], P[3]);
+  EXPECT_EQ(P[5], P[4]);
+
+  Ended Crashed = run(**Server, {"cc", "crash"});
+  EXPECT_EQ(Crashed.Status.Kind, ForkServer::Status::Signalled);
+  EXPECT_EQ(Crashed.Status.Code, SIGABRT);
+  Ended Next = run(**Server, {"cc", "e"});
+  EXPECT_EQ(Next.Status.Kind, ForkServer::Status::Exited);
+  EXPECT_EQ(Next.Status.Code, 0);
+}
+
+TEST(ForkServerTest, AWorkerRetiresAfterItsJobs) {
+  ForkServer::Options Opts;
+  Opts.JobsPerWorker = 2;
+  Expected<std::unique_ptr<ForkServer>> Server =
+      ForkServer::start(printsProcess, Opts);
+  ASSERT_EQ(errorText(Server), "");
+  std::vector<std::string> P = processes(**Server, {"a", "b", "c", "d", "e"});
+  EXPECT_EQ(P[1], P[0]);
+  EXPECT_NE(P[2], P[1]);
+  EXPECT_EQ(P[3], P[2]);
+  EXPECT_NE(P[4], P[3]);
+}
+
+TEST(ForkServerTest, OneJobPerWorker) {
+  ForkServer::Options Opts;
+  Opts.JobsPerWorker = 1;
+  Expected<std::unique_ptr<ForkServer>> Server =
+      ForkServer::start(printsProcess, Opts);
+  ASSERT_EQ(errorText(Server), "");
+  std::vector<std::string> P = processes(**Server, {"a", "b"});
+  EXPECT_NE(P[1], P[0]);
+}
+
+TEST(ForkServerTest, AWorkerRetiresAtItsMemoryLimit) {
+  ForkServer::Options Opts;
+  Opts.WorkerMemory = 1;
+  Expected<std::unique_ptr<ForkServer>> Server =
+      ForkServer::start(printsProcess, Opts);
+  ASSERT_EQ(errorText(Server), "");
+  std::vector<std::string> P = processes(**Server, {"a", "b"});
+  EXPECT_NE(P[1], P[0]);
+}
+
+// A job that would leave state behind for later jobs runs in a worker of its
+// own; the others still share theirs.
+TEST(ForkServerTest, JobsThatChangeStateRunAlone) {
+  ForkServer::Options Opts;
+  Opts.MayShareWorker = [](ArrayRef<const char *> Argv) {
+    return StringRef(Argv.back()) != "stateful";
+  };
+  Expected<std::unique_ptr<ForkServer>> Server =
+      ForkServer::start(printsProcess, Opts);
+  ASSERT_EQ(errorText(Server), "");
+  std::vector<std::string> P =
+      processes(**Server, {"a", "stateful", "b", "stateful"});
+  EXPECT_NE(P[1], P[0]);
+  EXPECT_EQ(P[2], P[0]);
+  EXPECT_NE(P[3], P[1]);
+  EXPECT_NE(P[3], P[0]);
+}
+
 // SIGTERM, which the server gets when `ulto dist` dies or is interrupted,
 // stops the running jobs with SIGTERM (clang removes its temporary output on
 // it) and ends the server.

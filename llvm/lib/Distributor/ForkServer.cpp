@@ -1,12 +1,14 @@
 //===- ForkServer.cpp - Compiler jobs without exec ------------------------===//
 //
-// Requests and replies are messages on a SOCK_SEQPACKET socket pair, so each
-// arrives whole: a request is a 64-bit ID, then the output file and the
-// arguments, each ending in NUL; a reply is the ID and how the child ended.
+// Messages travel on SOCK_SEQPACKET socket pairs, so each arrives whole: a
+// request is a 64-bit ID, then the output file and the arguments, each
+// ending in NUL; a reply is the ID and how the job ended. The distributor
+// sends its requests to the server, which hands each to a worker over the
+// worker's own socket pair and passes the worker's reply back.
 //
-// The server ends with `ulto dist`, and each child with the server
+// The server ends with `ulto dist`, and each worker with the server
 // (PR_SET_PDEATHSIG, Cancellation.h). On SIGTERM, SIGINT or SIGHUP the server
-// stops its children with SIGTERM, on which clang removes its temporary
+// stops its workers with SIGTERM, on which clang removes its temporary
 // output, SIGKILL after two seconds, and exits once it has reaped them all:
 // when `ulto dist` has waited for the server, no job runs.
 //
@@ -43,6 +45,15 @@ struct Reply {
   ForkServer::Status Ended;
 };
 
+// A worker's reply also says whether the worker ends after it.
+struct WorkerReply {
+  Reply Job;
+  bool Retiring;
+};
+
+// Room for the largest request (a job's command line).
+constexpr size_t MaxRequestSize = 1 << 20;
+
 // The server's end of its self-pipe: SIGCHLD and a stop request wake its
 // poll().
 int ChildExitedFd = -1;
@@ -61,7 +72,7 @@ constexpr int StopSignals[] = {SIGINT, SIGTERM, SIGHUP};
 
 // The server's interrupt function, called by LLVM's signal handler. The
 // server stops once: another of these signals would end it at once, before
-// its children.
+// its workers.
 void onStop() {
   StopRequested = 1;
   struct sigaction Ignore = {};
@@ -79,50 +90,96 @@ sigset_t stopSignals() {
   return Signals;
 }
 
-// Forked with the stop signals held, so that none arrives before the child
-// is a job rather than a server.
-[[noreturn]] void runChild(int Socket, int WakeRead, ArrayRef<char> Request,
-                           const ForkServer::MainFn &Main, pid_t Server) {
+// A request's strings: the output file, then the job's command line.
+std::vector<const char *> requestStrings(ArrayRef<char> Request) {
+  std::vector<const char *> Strings;
+  for (size_t I = sizeof(uint64_t); I < Request.size();
+       I += strlen(&Request[I]) + 1)
+    Strings.push_back(&Request[I]);
+  return Strings;
+}
+
+uint64_t peakResidentBytes() {
+  struct rusage Usage;
+  if (getrusage(RUSAGE_SELF, &Usage) != 0)
+    return 0;
+  return uint64_t(Usage.ru_maxrss) * 1024;
+}
+
+// Runs the job of \p Strings in this worker, stdout and stderr to its output
+// file, and returns its exit status.
+int runJob(ArrayRef<const char *> Strings, const ForkServer::MainFn &Main) {
+  if (Strings.size() < 2)
+    return 127;
+  int Out = open(Strings[0], O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  if (Out < 0)
+    return 127;
+  dup2(Out, 1);
+  dup2(Out, 2);
+  close(Out);
+  // While it runs, the worker is the job: a crash's stack dump names the
+  // job's command line.
+  PrettyStackTraceProgram Job(Strings.size() - 1, Strings.data() + 1);
+  int Code = Main(Strings.drop_front());
+  outs().flush();
+  errs().flush();
+  return Code;
+}
+
+// A worker runs the jobs it is sent, one after another, until the server
+// closes its socket or it retires: after a job that failed (which may have
+// left its state half-done), after Opts.JobsPerWorker jobs, or once it has
+// used Opts.WorkerMemory bytes. Forked with the stop signals held, so that
+// none arrives before the child is a worker rather than a server.
+[[noreturn]] void runWorker(int Socket, const ForkServer::MainFn &Main,
+                            const ForkServer::Options &Opts, pid_t Server) {
   sys::SetInterruptFunction(nullptr);
   if (!terminateWhenParentDies(Server))
     _exit(1);
   sigset_t Signals = stopSignals();
   sigprocmask(SIG_UNBLOCK, &Signals, nullptr);
   signal(SIGCHLD, SIG_DFL);
-  close(Socket);
-  close(WakeRead);
-  close(ChildExitedFd);
-  std::vector<const char *> Strings;
-  for (size_t I = sizeof(uint64_t); I < Request.size();
-       I += strlen(&Request[I]) + 1)
-    Strings.push_back(&Request[I]);
-  int Out = open(Strings[0], O_WRONLY | O_CREAT | O_TRUNC, 0666);
   int In = open("/dev/null", O_RDONLY);
-  if (Out < 0 || In < 0 || Strings.size() < 2)
-    _exit(127);
+  if (In < 0)
+    _exit(1);
   dup2(In, 0);
-  dup2(Out, 1);
-  dup2(Out, 2);
   close(In);
-  close(Out);
-  // The child is the job: a crash's stack dump names the job's command line,
-  // not the distributor's, which LLVM's stack trace carries through the fork.
+  // The distributor's stack trace, carried through the fork, is not the
+  // jobs'.
   RestorePrettyStackState(nullptr);
-  PrettyStackTraceProgram Job(Strings.size() - 1, Strings.data() + 1);
-  int Code = Main(ArrayRef(Strings).drop_front());
-  outs().flush();
-  errs().flush();
-  _exit(Code);
+  std::vector<char> Request(MaxRequestSize);
+  for (unsigned JobsRun = 1;; ++JobsRun) {
+    ssize_t Size = recv(Socket, Request.data(), Request.size(), 0);
+    if (Size <= 0)
+      _exit(0);
+    WorkerReply Reply = {{0, {ForkServer::Status::Exited, 0}}, false};
+    memcpy(&Reply.Job.ID, Request.data(), sizeof(uint64_t));
+    Reply.Job.Ended.Code =
+        runJob(requestStrings(ArrayRef(Request.data(), Size)), Main);
+    Reply.Retiring = Reply.Job.Ended.Code != 0 ||
+                     JobsRun >= Opts.JobsPerWorker ||
+                     peakResidentBytes() > Opts.WorkerMemory;
+    send(Socket, &Reply, sizeof(Reply), MSG_NOSIGNAL);
+    if (Reply.Retiring)
+      _exit(0);
+  }
 }
 
-// Stops the running children, which a Ctrl-C has reached too, as it has
-// the server: a signal of ours while clang handles that one would end it
-// before it has removed its temporary output. So they get a moment, then
-// SIGTERM (clang removes its temporary output on it), then SIGKILL. Returns
-// how long poll() may sleep, in milliseconds.
-int stopChildren(const DenseMap<pid_t, uint64_t> &Running,
-                 std::optional<std::chrono::steady_clock::time_point> &Since,
-                 size_t &StepsDone) {
+struct Worker {
+  int Socket;                  ///< The server's end; -1 once closed.
+  bool TakesMore;              ///< May get a job after this one.
+  std::optional<uint64_t> Job; ///< The job it runs.
+  bool HungUp = false;         ///< Closed its end: it is ending.
+};
+
+// Stops the workers, which a Ctrl-C has reached too, as it has the server:
+// a signal of ours while clang handles that one would end it before it has
+// removed its temporary output. So they get a moment, then SIGTERM (clang
+// removes its temporary output on it), then SIGKILL. Returns how long poll()
+// may sleep, in milliseconds.
+int stopWorkers(const DenseMap<pid_t, Worker> &Workers,
+                std::optional<std::chrono::steady_clock::time_point> &Since,
+                size_t &StepsDone) {
   using namespace std::chrono;
   struct {
     milliseconds After;
@@ -137,16 +194,138 @@ int stopChildren(const DenseMap<pid_t, uint64_t> &Running,
       return duration_cast<milliseconds>(At - Now).count() + 1;
     if (StepsDone > I)
       continue;
-    for (const auto &Child : Running)
-      kill(Child.first, Steps[I].Signal);
+    for (const auto &W : Workers)
+      kill(W.first, Steps[I].Signal);
     StepsDone = I + 1;
   }
   return -1;
 }
 
-[[noreturn]] void serve(int Socket, const ForkServer::MainFn &Main,
-                        pid_t Distributor) {
-  int Wake[2];
+class ServerLoop {
+public:
+  ServerLoop(int Socket, const ForkServer::MainFn &Main,
+             const ForkServer::Options &Opts)
+      : Socket(Socket), Main(Main), Opts(Opts), Self(getpid()) {}
+
+  [[noreturn]] void serve(pid_t Distributor);
+
+private:
+  void reply(const Reply &R) { send(Socket, &R, sizeof(R), MSG_NOSIGNAL); }
+  void closeSocket(Worker &W) {
+    close(W.Socket);
+    W.Socket = -1;
+  }
+  void readReply(Worker &W);
+  void reapWorkers();
+  Worker *startWorker(bool TakesMore);
+  void startJob(ArrayRef<char> Request);
+
+  int Socket;
+  const ForkServer::MainFn &Main;
+  const ForkServer::Options &Opts;
+  pid_t Self;
+  int Wake[2] = {-1, -1};
+  DenseMap<pid_t, Worker> Workers;
+  bool Open = true; ///< The distributor may send more jobs.
+};
+
+void ServerLoop::readReply(Worker &W) {
+  WorkerReply WR;
+  ssize_t Size = recv(W.Socket, &WR, sizeof(WR), MSG_DONTWAIT);
+  if (Size != ssize_t(sizeof(WR))) {
+    if (Size == 0 || (Size < 0 && errno != EAGAIN && errno != EINTR))
+      W.HungUp = true; // Its end comes with SIGCHLD.
+    return;
+  }
+  reply(WR.Job);
+  W.Job.reset();
+  if (WR.Retiring || !W.TakesMore || !Open)
+    closeSocket(W);
+}
+
+void ServerLoop::reapWorkers() {
+  int WaitStatus;
+  pid_t Pid;
+  while ((Pid = waitpid(-1, &WaitStatus, WNOHANG)) > 0) {
+    auto It = Workers.find(Pid);
+    if (It == Workers.end())
+      continue;
+    Worker &W = It->second;
+    // A reply sent just before the end still counts.
+    if (W.Job && W.Socket >= 0 && !W.HungUp)
+      readReply(W);
+    if (W.Job) {
+      Reply R = {*W.Job, {ForkServer::Status::Exited, 0}};
+      if (WIFEXITED(WaitStatus))
+        R.Ended.Code = WEXITSTATUS(WaitStatus);
+      else
+        R.Ended = {ForkServer::Status::Signalled, WTERMSIG(WaitStatus)};
+      reply(R);
+    }
+    if (W.Socket >= 0)
+      close(W.Socket);
+    Workers.erase(It);
+  }
+}
+
+Worker *ServerLoop::startWorker(bool TakesMore) {
+  int Fds[2];
+  if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, Fds) != 0)
+    return nullptr;
+  sigset_t Signals = stopSignals();
+  sigprocmask(SIG_BLOCK, &Signals, nullptr);
+  pid_t Pid = fork();
+  if (Pid == 0) {
+    // Another worker's socket held here would never read as closed.
+    for (const auto &Other : Workers)
+      if (Other.second.Socket >= 0)
+        close(Other.second.Socket);
+    close(Fds[0]);
+    close(Socket);
+    close(Wake[0]);
+    close(Wake[1]);
+    runWorker(Fds[1], Main, Opts, Self);
+  }
+  int Error = errno;
+  sigprocmask(SIG_UNBLOCK, &Signals, nullptr);
+  close(Fds[1]);
+  if (Pid < 0) {
+    close(Fds[0]);
+    errno = Error;
+    return nullptr;
+  }
+  return &(Workers[Pid] = {Fds[0], TakesMore, std::nullopt});
+}
+
+void ServerLoop::startJob(ArrayRef<char> Request) {
+  Reply Failed = {0, {ForkServer::Status::NotForked, 0}};
+  memcpy(&Failed.ID, Request.data(), sizeof(uint64_t));
+  std::vector<const char *> Strings = requestStrings(Request);
+  bool Shares = Strings.size() < 2 || !Opts.MayShareWorker ||
+                Opts.MayShareWorker(ArrayRef(Strings).drop_front());
+  Worker *W = nullptr;
+  if (Shares && Opts.JobsPerWorker > 1)
+    for (auto &Idle : Workers)
+      if (Idle.second.TakesMore && Idle.second.Socket >= 0 &&
+          !Idle.second.Job && !Idle.second.HungUp)
+        W = &Idle.second;
+  if (!W)
+    W = startWorker(Shares && Opts.JobsPerWorker > 1);
+  if (!W) {
+    Failed.Ended.Code = errno;
+    reply(Failed);
+    return;
+  }
+  if (send(W->Socket, Request.data(), Request.size(), MSG_NOSIGNAL) < 0) {
+    Failed.Ended.Code = errno;
+    reply(Failed);
+    closeSocket(*W);
+    return;
+  }
+  W->Job = Failed.ID;
+}
+
+void ServerLoop::serve(pid_t Distributor) {
   if (pipe2(Wake, O_CLOEXEC | O_NONBLOCK) != 0)
     _exit(1);
   ChildExitedFd = Wake[1];
@@ -158,43 +337,46 @@ int stopChildren(const DenseMap<pid_t, uint64_t> &Running,
   sys::SetInterruptFunction(onStop);
   if (!terminateWhenParentDies(Distributor))
     _exit(1);
-  pid_t Self = getpid();
-  sigset_t Signals = stopSignals();
 
-  DenseMap<pid_t, uint64_t> Running;
-  std::vector<char> Request(1 << 20);
-  bool Open = true;
+  std::vector<char> Request(MaxRequestSize);
+  std::vector<pollfd> Fds;
+  std::vector<pid_t> Polled;
   std::optional<std::chrono::steady_clock::time_point> StopSince;
   size_t StopSteps = 0;
-  while (Open || !Running.empty()) {
+  while (Open || !Workers.empty()) {
     int Timeout = -1;
     if (StopRequested) {
       Open = false; // Nothing new starts.
-      if (Running.empty())
+      if (Workers.empty())
         break;
-      Timeout = stopChildren(Running, StopSince, StopSteps);
+      Timeout = stopWorkers(Workers, StopSince, StopSteps);
     }
-    pollfd Fds[2] = {{Wake[0], POLLIN, 0}, {Socket, POLLIN, 0}};
-    if (poll(Fds, Open ? 2 : 1, Timeout) < 0 && errno != EINTR)
+    // Idle workers end once no job can come.
+    if (!Open)
+      for (auto &W : Workers)
+        if (!W.second.Job && W.second.Socket >= 0)
+          closeSocket(W.second);
+
+    Fds.assign({{Wake[0], POLLIN, 0}, {Socket, POLLIN, 0}});
+    if (!Open)
+      Fds.pop_back();
+    Polled.clear();
+    for (const auto &W : Workers)
+      if (W.second.Socket >= 0 && !W.second.HungUp) {
+        Fds.push_back({W.second.Socket, POLLIN, 0});
+        Polled.push_back(W.first);
+      }
+    if (poll(Fds.data(), Fds.size(), Timeout) < 0 && errno != EINTR)
       _exit(1);
 
     char Drain[64];
     while (read(Wake[0], Drain, sizeof(Drain)) > 0)
       ;
-    int WaitStatus;
-    pid_t Child;
-    while ((Child = waitpid(-1, &WaitStatus, WNOHANG)) > 0) {
-      auto It = Running.find(Child);
-      if (It == Running.end())
-        continue;
-      Reply R = {It->second, {ForkServer::Status::Exited, 0}};
-      if (WIFEXITED(WaitStatus))
-        R.Ended.Code = WEXITSTATUS(WaitStatus);
-      else
-        R.Ended = {ForkServer::Status::Signalled, WTERMSIG(WaitStatus)};
-      Running.erase(It);
-      send(Socket, &R, sizeof(R), MSG_NOSIGNAL);
-    }
+    size_t FirstWorker = Open ? 2 : 1;
+    for (size_t I = 0; I != Polled.size(); ++I)
+      if (Fds[FirstWorker + I].revents)
+        readReply(Workers[Polled[I]]);
+    reapWorkers();
 
     if (!Open || !(Fds[1].revents & (POLLIN | POLLHUP)))
       continue;
@@ -203,21 +385,8 @@ int stopChildren(const DenseMap<pid_t, uint64_t> &Running,
       Open = false; // The distributor is done: finish the running jobs.
       continue;
     }
-    if (Size <= ssize_t(sizeof(uint64_t)) || Request[Size - 1] != '\0')
-      continue;
-    uint64_t ID;
-    memcpy(&ID, Request.data(), sizeof(ID));
-    sigprocmask(SIG_BLOCK, &Signals, nullptr);
-    pid_t Pid = fork();
-    if (Pid == 0)
-      runChild(Socket, Wake[0], ArrayRef(Request.data(), Size), Main, Self);
-    sigprocmask(SIG_UNBLOCK, &Signals, nullptr);
-    if (Pid < 0) {
-      Reply R = {ID, {ForkServer::Status::NotForked, errno}};
-      send(Socket, &R, sizeof(R), MSG_NOSIGNAL);
-      continue;
-    }
-    Running[Pid] = ID;
+    if (Size > ssize_t(sizeof(uint64_t)) && Request[Size - 1] == '\0')
+      startJob(ArrayRef(Request.data(), Size));
   }
   _exit(0);
 }
@@ -241,7 +410,8 @@ void ForkServer::endChildBySignal(int Signal) {
   _exit(128 + Signal); // A signal that does not end a process.
 }
 
-Expected<std::unique_ptr<ForkServer>> ForkServer::start(const MainFn &Main) {
+Expected<std::unique_ptr<ForkServer>> ForkServer::start(const MainFn &Main,
+                                                        const Options &Opts) {
   int Fds[2];
   if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, Fds) != 0)
     return createStringError(std::error_code(errno, std::generic_category()),
@@ -269,12 +439,16 @@ Expected<std::unique_ptr<ForkServer>> ForkServer::start(const MainFn &Main) {
   }
   if (Pid == 0) {
     close(Fds[0]);
-    serve(Fds[1], Main, Distributor);
+    ServerLoop(Fds[1], Main, Opts).serve(Distributor);
   }
   Process.started(Pid);
   close(Fds[1]);
   return std::unique_ptr<ForkServer>(
       new ForkServer(Fds[0], Pid, std::move(Process)));
+}
+
+Expected<std::unique_ptr<ForkServer>> ForkServer::start(const MainFn &Main) {
+  return start(Main, Options());
 }
 
 ForkServer::~ForkServer() {

@@ -111,7 +111,8 @@ void writeTimeTrace(const CompilerInstance &Clang) {
 
 } // namespace
 
-int runCC1(ArrayRef<const char *> Argv, const char *Argv0, void *MainAddr) {
+int runCC1(ArrayRef<const char *> Argv, const char *Argv0, void *MainAddr,
+           bool ProcessRunsOn) {
   ensureSufficientStack();
   InitializeAllTargets();
   InitializeAllTargetMCs();
@@ -134,6 +135,11 @@ int runCC1(ArrayRef<const char *> Argv, const char *Argv0, void *MainAddr) {
   auto Invocation = std::make_shared<CompilerInvocation>();
   Success &=
       CompilerInvocation::CreateFromArgs(*Invocation, ClangArgs, Diags, Argv0);
+  // As clang's tooling does for the many compiles of one process; neither
+  // changes what the job writes.
+  if (ProcessRunsOn)
+    Invocation->getFrontendOpts().DisableFree =
+        Invocation->getCodeGenOpts().DisableFree = false;
   auto Clang = std::make_unique<CompilerInstance>(std::move(Invocation),
                                                   std::move(PCHOps));
   FrontendOptions &FE = Clang->getFrontendOpts();

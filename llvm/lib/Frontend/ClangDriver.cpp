@@ -83,7 +83,8 @@ static int runStockIntegratedAssembler(ArrayRef<const char *> ArgV) {
   return Status;
 }
 
-static int runIntegratedTool(SmallVectorImpl<const char *> &ArgV) {
+static int runIntegratedTool(SmallVectorImpl<const char *> &ArgV,
+                             bool ProcessRunsOn) {
   // Options are global in LLVM; the driver may have used some already.
   cl::ResetAllOptionOccurrences();
   BumpPtrAllocator A;
@@ -95,7 +96,7 @@ static int runIntegratedTool(SmallVectorImpl<const char *> &ArgV) {
   StringRef Tool = ArgV[1];
   if (Tool == "-cc1")
     return ulto::runCC1(ArrayRef(ArgV).slice(2), ArgV[0],
-                        (void *)(intptr_t)getExecutablePath);
+                        (void *)(intptr_t)getExecutablePath, ProcessRunsOn);
   if (Tool == "-cc1as")
     return runStockIntegratedAssembler(ArgV);
   errs() << "error: unknown integrated tool '" << Tool
@@ -398,8 +399,40 @@ static void describeUlto(const InputArgList &Args) {
     outs() << "ulto-clang: ulto " ULTO_VERSION "\n";
 }
 
+bool ulto::changesProcessState(ArrayRef<const char *> Argv) {
+  static const OptSpecifier Stateful[] = {options::OPT_mllvm,
+                                          options::OPT_Xclang,
+                                          options::OPT_Xarch__,
+                                          options::OPT_Wa_COMMA,
+                                          options::OPT_Xassembler,
+                                          options::OPT_ftime_report,
+                                          options::OPT_ftime_report_EQ,
+                                          options::OPT_ftime_report_json,
+                                          options::OPT_ftime_trace,
+                                          options::OPT_ftime_trace_EQ,
+                                          options::OPT_fproc_stat_report,
+                                          options::OPT_fproc_stat_report_EQ,
+                                          options::OPT_save_stats,
+                                          options::OPT_save_stats_EQ,
+                                          options::OPT_fdebug_pass_structure,
+                                          options::OPT_fdebug_pass_arguments,
+                                          options::OPT_fpass_plugin_EQ,
+                                          options::OPT_fplugin_EQ,
+                                          options::OPT_fplugin_arg};
+  if (llvm::any_of(Argv.drop_front(),
+                   [](const char *A) { return A && A[0] == '@'; }))
+    return true;
+  unsigned MissingIndex, MissingCount;
+  InputArgList List = getDriverOptTable().ParseArgs(Argv.drop_front(),
+                                                    MissingIndex, MissingCount);
+  return llvm::any_of(List, [](const Arg *A) {
+    return llvm::any_of(
+        Stateful, [&](OptSpecifier O) { return A->getOption().matches(O); });
+  });
+}
+
 int ulto::runClangDriver(ArrayRef<const char *> Argv, StringRef ExecutablePath,
-                         int *CrashSignal) {
+                         int *CrashSignal, bool ProcessRunsOn) {
   if (CrashSignal)
     *CrashSignal = 0;
   // A crash's stack dump asks for the reproducers in clang-22's words.
@@ -419,7 +452,7 @@ int ulto::runClangDriver(ArrayRef<const char *> Argv, StringRef ExecutablePath,
 
   // `ulto-clang -cc1 ...`: a job the driver runs out of process.
   if (Args.size() >= 2 && StringRef(Args[1]).starts_with("-cc1"))
-    return runIntegratedTool(Args);
+    return runIntegratedTool(Args, ProcessRunsOn);
 
   // ulto's options leave the command line before clang parses it.
   UltoDriverOptions UltoOptions = takeUltoDriverOptions(Args);
@@ -458,10 +491,12 @@ int ulto::runClangDriver(ArrayRef<const char *> Argv, StringRef ExecutablePath,
   configureDriver(TheDriver, NameParts);
   if (NameParts.DriverMode)
     Args.insert(Args.begin() + 1, NameParts.DriverMode);
+  // CC1Main refers to this.
+  auto RunIntegratedTool = [&](SmallVectorImpl<const char *> &ArgV) {
+    return runIntegratedTool(ArgV, ProcessRunsOn);
+  };
   if (!UseNewCC1Process) {
-    TheDriver.CC1Main = [](SmallVectorImpl<const char *> &ArgV) {
-      return runIntegratedTool(ArgV);
-    };
+    TheDriver.CC1Main = RunIntegratedTool;
     CrashRecoveryContext::Enable();
   }
 

@@ -5,15 +5,20 @@
 // backend job per module, so that start-up is a large share of a distributed
 // link's CPU time. The fork server pays it once: a single-threaded process,
 // forked from the distributor before any thread starts, in which those
-// libraries are loaded and initialised, forks one child per job, and the
-// child runs the compiler's main function on the job's command line.
+// libraries are loaded and initialised, forks workers, and a worker runs the
+// compiler's main function on a job's command line.
 //
-// The children are processes, as with exec: a crash takes down only its job,
-// its stdout and stderr go to the job's file, and global state (LLVM's
-// options, signal handlers) is each child's own. A child is the job from the
-// start: a crash's stack dump names the job's command line (LLVM's pretty
-// stack trace), and a crash its main function catches ends the child by the
-// same signal (endChildBySignal).
+// A worker runs many jobs, one after another, as lld's backend threads do:
+// a fresh process per job would pay its page faults on a new heap and the
+// fork again, about 10 ms a job. It is still a process: a crash takes down
+// its job alone (the next job gets a new worker), its stdout and stderr go
+// to the job's file, and LLVM's global state is not the distributor's. A
+// worker retires after a job that failed, and after a number of jobs or
+// bytes of memory (Options); a job that would change global state a later
+// job sees (MayShareWorker) gets a worker of its own. While a worker runs a
+// job it is the job: a crash's stack dump names the job's command line
+// (LLVM's pretty stack trace), and a crash its main function catches ends
+// the worker by the same signal (endChildBySignal).
 //
 //===----------------------------------------------------------------------===//
 
@@ -37,16 +42,28 @@ namespace ulto {
 
 class ForkServer {
 public:
-  /// What each child runs: a compiler's main function over its command line.
+  /// What a worker runs for each job: a compiler's main function over its
+  /// command line.
   using MainFn = std::function<int(llvm::ArrayRef<const char *> Argv)>;
 
+  struct Options {
+    /// Whether a job may run in a worker that runs other jobs; null: all may.
+    std::function<bool(llvm::ArrayRef<const char *> Argv)> MayShareWorker;
+    /// Jobs a worker runs before it retires; 1: a new process per job.
+    unsigned JobsPerWorker = 256;
+    /// A worker whose resident memory has reached this retires.
+    uint64_t WorkerMemory = uint64_t(1) << 30;
+  };
+
   /// Starts the server. Must be called while the process has one thread.
+  static llvm::Expected<std::unique_ptr<ForkServer>> start(const MainFn &Main,
+                                                           const Options &Opts);
   static llvm::Expected<std::unique_ptr<ForkServer>> start(const MainFn &Main);
 
   /// Stops the server once its running jobs have finished.
   ~ForkServer();
 
-  /// How a child ended.
+  /// How a job ended.
   struct Status {
     enum KindType : int32_t {
       Exited,    ///< With exit code Code.
@@ -57,12 +74,12 @@ public:
     int32_t Code;
   };
 
-  /// Runs \p Argv in a child of the server, stdout and stderr to
+  /// Runs \p Argv in a worker of the server, stdout and stderr to
   /// \p OutputFile, and waits for it (the caller reads the output).
   /// Thread-safe.
   Status run(llvm::ArrayRef<std::string> Argv, llvm::StringRef OutputFile);
 
-  /// Ends the calling child as if \p Signal had killed it, so that the server
+  /// Ends the calling worker as if \p Signal had killed it, so that the server
   /// reports the crash as such: for a main function that catches the crash
   /// of its own work (clang's driver reports a crashed -cc1 job and exits 1).
   /// Flushes stdout and stderr first; dumps no core.

@@ -14,10 +14,12 @@
 namespace ulto {
 
 /// Runs one -cc1 job. Argv excludes the program name and "-cc1"; Argv0 and
-/// MainAddr locate the executable as for clang's cc1_main. Returns the exit
-/// status.
-int runCC1(llvm::ArrayRef<const char *> Argv, const char *Argv0,
-           void *MainAddr);
+/// MainAddr locate the executable as for clang's cc1_main. With
+/// \p ProcessRunsOn the job frees its memory, which clang-22 leaves to the
+/// process's exit (-disable-free), for the next job to reuse. Returns the
+/// exit status.
+int runCC1(llvm::ArrayRef<const char *> Argv, const char *Argv0, void *MainAddr,
+           bool ProcessRunsOn = false);
 
 } // namespace ulto
 

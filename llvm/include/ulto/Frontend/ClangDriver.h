@@ -20,10 +20,18 @@ namespace ulto {
 /// caller has initialised LLVM and its targets. Returns the exit status: 1
 /// when a job crashed, as clang-22's, which catches the crash of the -cc1 job
 /// it runs in-process and writes reproducers; then \p CrashSignal, if given,
-/// is set to the signal the job crashed with (else to 0).
+/// is set to the signal the job crashed with (else to 0). With
+/// \p ProcessRunsOn the process runs more commands after this one, and the
+/// in-process jobs free their memory for them.
 int runClangDriver(llvm::ArrayRef<const char *> Argv,
                    llvm::StringRef ExecutablePath = {},
-                   int *CrashSignal = nullptr);
+                   int *CrashSignal = nullptr, bool ProcessRunsOn = false);
+
+/// Whether the command line \p Argv may leave state in its process that a
+/// later command run there would see: LLVM's command-line options (-mllvm,
+/// also through -Xclang or -Wa,), timers and statistics, time traces, pass
+/// plugins. A response file is not read, and counts as such.
+bool changesProcessState(llvm::ArrayRef<const char *> Argv);
 
 } // namespace ulto
 
