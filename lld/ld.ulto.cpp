@@ -27,6 +27,7 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Parallel.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/TimeProfiler.h"
@@ -65,6 +66,8 @@ struct Options {
   unsigned TimeTraceGranularity = 500;
   bool HasDistributor = false;
   bool HasRemoteCompiler = false;
+  /// --threads=N; 0: not given, or not a number (lld reports it).
+  unsigned Threads = 0;
 };
 
 // The one function that maps ld.lld's options onto ulto's view of the link.
@@ -121,6 +124,8 @@ Options readOptions(ArrayRef<const char *> Args) {
       Opts.TimeTrace = true;
     else if (Name == "time-trace-granularity=")
       Value.getAsInteger(10, Opts.TimeTraceGranularity);
+    else if (Name == "threads=" && !to_integer(Value, Opts.Threads, 0))
+      Opts.Threads = 0;
   }
   Opts.Request.Roots.push_back(Entry);
   return Opts;
@@ -224,6 +229,12 @@ distributedLinkArgs(const char *Argv0, const Options &Opts,
 // Checks the bitcode the link loads; false after reporting errors.
 bool checkBitcodeInputs(const Options &Opts) {
   TimeTraceScope Scope("ld.ulto checks");
+  // The checks read the inputs in lld's threads, as lld will set them: the
+  // threads start on their first use, which is ours.
+  if (Opts.Threads)
+    parallel::strategy = hardware_concurrency(Opts.Threads);
+  else if (parallel::strategy.compute_thread_count() > 16)
+    parallel::strategy = hardware_concurrency(16);
   Expected<ulto::LoadedFiles> Files = ulto::loadLinkInputs(Opts.Request);
   if (!Files) {
     reportError(toString(Files.takeError()));

@@ -261,6 +261,30 @@ TEST_F(ReadBitcodeInputsTest, CorruptBitcodeNamesTheFile) {
   EXPECT_TRUE(StringRef(Message).starts_with("lib.a(bad.o): ")) << Message;
 }
 
+// Files are read in parallel; the error named is the first file's, in the
+// order of the link, whichever thread finds it first.
+TEST_F(ReadBitcodeInputsTest, FirstCorruptFileInLinkOrderIsNamed) {
+  std::string Thin = thinBitcode(functionsIR({"f"}) + UnifiedFlags);
+  std::string Bad = Thin.substr(0, 64);
+  std::vector<LoadedFile> Loaded;
+  std::vector<std::string> Names;
+  for (int I = 0; I != 64; ++I)
+    Names.push_back("f" + std::to_string(I) + ".o");
+  for (int I = 0; I != 64; ++I)
+    Loaded.push_back(
+        {Names[I], MemoryBufferRef(I < 40 ? Thin : Bad, Names[I]), true});
+  Expected<std::vector<BitcodeInput>> Inputs = readBitcodeInputs(Loaded);
+  ASSERT_FALSE(bool(Inputs));
+  std::string Message = toString(Inputs.takeError());
+  EXPECT_TRUE(StringRef(Message).starts_with("f40.o: ")) << Message;
+
+  Loaded.resize(40);
+  Inputs = readBitcodeInputs(Loaded);
+  ASSERT_TRUE(bool(Inputs)) << toString(Inputs.takeError());
+  ASSERT_EQ(Inputs->size(), 40u);
+  EXPECT_EQ((*Inputs)[39].Name, "f39.o");
+}
+
 // One object linked twice under two names.
 TEST_F(ReadBitcodeInputsTest, CopiesOfOneSplitFileCollide) {
   std::string Split = thinBitcode(std::string(VTableIR) + UnifiedFlags);

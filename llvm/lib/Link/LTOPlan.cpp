@@ -9,6 +9,7 @@
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Parallel.h"
 
 using namespace llvm;
 
@@ -87,17 +88,25 @@ static Expected<BitcodeInput> readBitcodeInput(const LoadedFile &File) {
   return In;
 }
 
+// In parallel: the link waits for this before lld starts.
 Expected<std::vector<BitcodeInput>>
 readBitcodeInputs(const std::vector<LoadedFile> &Files) {
-  std::vector<BitcodeInput> Inputs;
-  for (const LoadedFile &File : Files) {
-    if (!File.IsBitcode)
-      continue;
-    Expected<BitcodeInput> In = readBitcodeInput(File);
-    if (!In)
-      return createStringError(File.Name + ": " + toString(In.takeError()));
-    Inputs.push_back(std::move(*In));
-  }
+  std::vector<const LoadedFile *> Bitcode;
+  for (const LoadedFile &File : Files)
+    if (File.IsBitcode)
+      Bitcode.push_back(&File);
+  std::vector<BitcodeInput> Inputs(Bitcode.size());
+  std::vector<std::string> Errors(Bitcode.size());
+  parallelFor(0, Bitcode.size(), [&](size_t I) {
+    Expected<BitcodeInput> In = readBitcodeInput(*Bitcode[I]);
+    if (In)
+      Inputs[I] = std::move(*In);
+    else
+      Errors[I] = toString(In.takeError());
+  });
+  for (size_t I = 0; I != Bitcode.size(); ++I)
+    if (!Errors[I].empty())
+      return createStringError(Bitcode[I]->Name + ": " + Errors[I]);
   return Inputs;
 }
 
