@@ -9,7 +9,11 @@ link_bench.py does) and links the same inputs, through clang-22's driver, as
   lld-dtlto-seq        ld.lld-22 --lto=thin, DTLTO with seq_distributor.py
                        (the jobs one after another) and clang-22 as compiler
   ulto-dist-spawn      ld.ulto --lto=distributed, no cache, each job a new
-                       clang-22 process (--dist-spawn), not a fork server child
+                       clang-22 process (--dist-spawn), not a fork server worker
+  ulto-dist-per-job    ld.ulto --lto=distributed, no cache, a new fork server
+                       worker per job (--dist-jobs-per-process=1)
+  ulto-dist-nocache    ld.ulto --lto=distributed, no cache, workers running
+                       many jobs each (the default)
   ulto-dist-cold       ld.ulto --lto=distributed, fresh empty cache
   ulto-dist-nochange   the same link again, warm cache, nothing changed
   ulto-dist-onechange  one unit's source edited and its object recompiled,
@@ -52,9 +56,14 @@ LinkError = link_bench.LinkError
 
 # Rotation slots: the three ulto-dist links depend on each other's cache, so
 # they run together, in this order, as one slot.
-SLOTS = ["lld-inproc", "lld-dtlto-seq", "ulto-dist-spawn", "ulto-dist"]
+SLOTS = ["lld-inproc", "lld-dtlto-seq", "ulto-dist-spawn", "ulto-dist-per-job",
+         "ulto-dist-nocache", "ulto-dist"]
 ULTO_CHAIN = ["ulto-dist-cold", "ulto-dist-nochange", "ulto-dist-onechange"]
 SECOND_DIR = "ulto-dist-second-dir"
+# The links without a cache, and their own options.
+NO_CACHE = {"ulto-dist-spawn": ["-Wl,--dist-spawn"],
+            "ulto-dist-per-job": ["-Wl,--dist-jobs-per-process=1"],
+            "ulto-dist-nocache": []}
 
 # The executor's report, if any (remote_bench.py reads it), follows "at once; ".
 ULTO_SUMMARY = re.compile(r"^ulto dist: (\d+) jobs?: (\d+) cached, (\d+) executed, "
@@ -195,6 +204,10 @@ def make_configs(ulto_bin: Path, tree: Path) -> Dict[str, DistConfig]:
              ("lld-dtlto-seq", "ld.lld-22 --lto=thin, DTLTO seq_distributor.py", lld, "thin"),
              ("ulto-dist-spawn", "ld.ulto --lto=distributed, no cache, a clang-22 "
               "process per job (--dist-spawn)", ulto, "distributed"),
+             ("ulto-dist-per-job", "ld.ulto --lto=distributed, no cache, a fork "
+              "server worker per job (--dist-jobs-per-process=1)", ulto, "distributed"),
+             ("ulto-dist-nocache", "ld.ulto --lto=distributed, no cache", ulto,
+              "distributed"),
              ("ulto-dist-cold", "ld.ulto --lto=distributed, empty cache", ulto,
               "distributed"),
              ("ulto-dist-nochange", "ld.ulto --lto=distributed, warm cache, no change",
@@ -218,8 +231,8 @@ def link_argv(config: DistConfig, inputs: link_bench.Inputs, thinlto_jobs: Optio
         extra = [f"-Wl,--thinlto-distributor={sys.executable}",
                  f"-Wl,--thinlto-distributor-arg={SEQ_DISTRIBUTOR}",
                  f"-Wl,--thinlto-remote-compiler={LLVM_BIN / 'clang'}"]
-    elif config.name == "ulto-dist-spawn":
-        extra = ["-Wl,--no-dist-cache", "-Wl,--dist-spawn"]
+    elif config.name in NO_CACHE:
+        extra = ["-Wl,--no-dist-cache", *NO_CACHE[config.name]]
         if thinlto_jobs:
             extra.append(f"-Wl,--dist-jobs={thinlto_jobs}")
     elif config.mode == "distributed":
@@ -355,11 +368,13 @@ def run_rounds(configs: Dict[str, DistConfig], tree: Path, inputs: link_bench.In
 
 # --- Report ------------------------------------------------------------------------------
 
-def ratio(a: DistConfig, b: DistConfig, what: str) -> Optional[float]:
-    """Median over rounds of a's figure over b's in the same round."""
+def ratio(a: DistConfig, b: DistConfig, what: str,
+          pick=statistics.median) -> Optional[float]:
+    """Median (or `pick`) over rounds of a's figure over b's in the same
+    round."""
     xs, ys = getattr(a, what), getattr(b, what)
     pairs = [x / y for x, y in zip(xs, ys) if y]
-    return statistics.median(pairs) if pairs else None
+    return pick(pairs) if pairs else None
 
 
 def median_or_none(values: List[Optional[int]]) -> Optional[float]:
@@ -368,7 +383,8 @@ def median_or_none(values: List[Optional[int]]) -> Optional[float]:
 
 
 BASELINE = {"lld-dtlto-seq": "lld-inproc", "ulto-dist-cold": "lld-inproc",
-            "ulto-dist-spawn": "lld-inproc",
+            "ulto-dist-spawn": "lld-inproc", "ulto-dist-per-job": "lld-inproc",
+            "ulto-dist-nocache": "lld-inproc",
             "ulto-dist-nochange": "ulto-dist-cold", "ulto-dist-onechange": "ulto-dist-cold",
             SECOND_DIR: "ulto-dist-cold"}
 
@@ -379,9 +395,12 @@ def summarise(config: DistConfig, configs: Dict[str, DistConfig]) -> dict:
         # One link, against the median cold link.
         cpu_ratio = config.cpu_rounds[0] / statistics.median(base.cpu_rounds)
         wall_ratio = config.wall_rounds[0] / statistics.median(base.wall_rounds)
+        cpu_min, wall_min = cpu_ratio, wall_ratio
     else:
         cpu_ratio = ratio(config, base, "cpu_rounds") if base else None
         wall_ratio = ratio(config, base, "wall_rounds") if base else None
+        cpu_min = ratio(config, base, "cpu_rounds", min) if base else None
+        wall_min = ratio(config, base, "wall_rounds", min) if base else None
     return {
         "config": config.name, "label": config.label, "linker": str(config.linker),
         "samples": len(config.wall_rounds),
@@ -390,6 +409,7 @@ def summarise(config: DistConfig, configs: Dict[str, DistConfig]) -> dict:
         "wall_s": statistics.median(config.wall_rounds),
         "ratio_vs": base.name if base else None,
         "cpu_ratio": cpu_ratio, "wall_ratio": wall_ratio,
+        "cpu_ratio_min": cpu_min, "wall_ratio_min": wall_min,
         "jobs_rounds": config.jobs_rounds, "cached_rounds": config.cached_rounds,
         "executed_rounds": config.executed_rounds,
         "jobs": median_or_none(config.jobs_rounds),
@@ -407,13 +427,15 @@ def fmt(value: Optional[float], spec: str) -> str:
 
 
 def markdown_table(rows: List[dict]) -> str:
-    lines = ["| config | wall s | CPU s | ratio vs | wall ratio | CPU ratio | backend jobs "
-             "| cached | executed | binary bytes |",
+    lines = ["| config | wall s | CPU s | ratio vs | wall ratio (min) | CPU ratio (min) "
+             "| backend jobs | cached | executed | binary bytes |",
              "|---|---:|---:|---|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
         lines.append(f"| {r['config']} | {r['wall_s']:.2f} | {r['cpu_s']:.2f} "
                      f"| {r['ratio_vs'] or '–'} | {fmt(r['wall_ratio'], '.3f')} "
-                     f"| {fmt(r['cpu_ratio'], '.3f')} | {fmt(r['jobs'], 'g')} "
+                     f"({fmt(r['wall_ratio_min'], '.3f')}) "
+                     f"| {fmt(r['cpu_ratio'], '.3f')} ({fmt(r['cpu_ratio_min'], '.3f')}) "
+                     f"| {fmt(r['jobs'], 'g')} "
                      f"| {fmt(r['cached'], 'g')} | {fmt(r['executed'], 'g')} "
                      f"| {r['binary_bytes']:,} |")
     return "\n".join(lines)
@@ -421,6 +443,7 @@ def markdown_table(rows: List[dict]) -> str:
 
 def headline(rows: Dict[str, dict], second: dict, target: float) -> Tuple[dict, str]:
     cold, seq, spawn = rows["ulto-dist-cold"], rows["lld-dtlto-seq"], rows["ulto-dist-spawn"]
+    per_job, nocache = rows["ulto-dist-per-job"], rows["ulto-dist-nocache"]
     no, one, sec = rows["ulto-dist-nochange"], rows["ulto-dist-onechange"], rows[SECOND_DIR]
     hit_rate = sec["cached"] / sec["jobs"] if sec["jobs"] else None
     jobs = {r["jobs"] for r in (cold, no, one, sec)} | set(cold["jobs_rounds"])
@@ -431,6 +454,10 @@ def headline(rows: Dict[str, dict], second: dict, target: float) -> Tuple[dict, 
         "seq_over_inproc_wall": seq["wall_ratio"], "seq_over_inproc_cpu": seq["cpu_ratio"],
         "spawn_over_inproc_wall": spawn["wall_ratio"],
         "spawn_over_inproc_cpu": spawn["cpu_ratio"],
+        "per_job_over_inproc_wall": per_job["wall_ratio"],
+        "per_job_over_inproc_cpu": per_job["cpu_ratio"],
+        "nocache_over_inproc_wall": nocache["wall_ratio"],
+        "nocache_over_inproc_cpu": nocache["cpu_ratio"],
         "nochange_over_cold_wall": no["wall_ratio"],
         "onechange_over_cold_wall": one["wall_ratio"],
         "nochange_executed_rounds": no["executed_rounds"],
@@ -448,6 +475,10 @@ def headline(rows: Dict[str, dict], second: dict, target: float) -> Tuple[dict, 
         f"CPU {fmt(seq['cpu_ratio'], '.3f')}",
         f"- ulto-dist-spawn / lld-inproc: wall {fmt(spawn['wall_ratio'], '.3f')}, "
         f"CPU {fmt(spawn['cpu_ratio'], '.3f')} (a clang-22 process per job)",
+        f"- ulto-dist-per-job / lld-inproc: wall {fmt(per_job['wall_ratio'], '.3f')}, "
+        f"CPU {fmt(per_job['cpu_ratio'], '.3f')} (a fork server worker per job)",
+        f"- ulto-dist-nocache / lld-inproc: wall {fmt(nocache['wall_ratio'], '.3f')}, "
+        f"CPU {fmt(nocache['cpu_ratio'], '.3f')} (workers, no cache)",
         f"- ulto-dist-nochange / cold: wall {fmt(no['wall_ratio'], '.3f')}; jobs executed "
         f"per round {no['executed_rounds']} (expected 0)",
         f"- ulto-dist-onechange / cold: wall {fmt(one['wall_ratio'], '.3f')}; jobs executed "
