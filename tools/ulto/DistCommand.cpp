@@ -399,11 +399,24 @@ Expected<Executors> startExecutors(DistConfig &Config, const JobList &List,
           return Code;
         },
         Config.Workers);
-    if (Started)
-      E.Server = std::move(*Started);
-    else
+    if (!Started) {
       WithColor::warning(errs(), ToolName)
           << toString(Started.takeError()) << "; starting a process per job\n";
+    } else {
+      E.Server = std::move(*Started);
+      // A worker answers --version as a clang-22 process does, without
+      // starting one.
+      ForkServer *Server = E.Server.get();
+      Opts.AskVersion = [Server](const std::string &Compiler,
+                                 StringRef OutputFile) -> Error {
+        ForkServer::Status S = Server->run({Compiler, "--version"}, OutputFile);
+        if (S.Kind == ForkServer::Status::Exited && S.Code == 0)
+          return Error::success();
+        return createStringError("cannot run '%s --version' in the fork "
+                                 "server",
+                                 Compiler.c_str());
+      };
+    }
   }
   // One limit for the local jobs of every link on the machine, unless make
   // passed a jobserver down; opened after the fork, which must not inherit

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ulto/Distributor/CacheKey.h"
+#include "ulto/Support/AtomicFile.h"
 
 #include "Common/ErrorText.h"
 #include "Common/TestJobs.h"
@@ -174,7 +175,8 @@ TEST_F(CacheKeyTest, VersionProbeLeavesNoProcess) {
   std::string Hangs = writeCompiler(
       Dir, "sleep 600 & echo $$ >> pids; echo $! >> pids; wait", "cc 1");
   auto Start = std::chrono::steady_clock::now();
-  EXPECT_EQ(errorText(computeCompilerIdentity(Hangs, std::chrono::seconds(1))),
+  EXPECT_EQ(errorText(computeCompilerIdentity(
+                Hangs, processVersionProbe(std::chrono::seconds(1)))),
             "compiler '" + Hangs + "' did not answer --version within 1 s");
   EXPECT_LT(std::chrono::steady_clock::now() - Start, std::chrono::seconds(5));
   std::vector<std::string> Pids = pidsIn(Dir);
@@ -189,6 +191,29 @@ TEST_F(CacheKeyTest, VersionProbeLeavesNoProcess) {
   Pids = pidsIn(Dir);
   ASSERT_EQ(Pids.size(), 1u);
   EXPECT_FALSE(runs(Pids[0]));
+}
+
+// Another probe (the fork server's) gives the identity a process gives when
+// it prints the same text.
+TEST_F(CacheKeyTest, IdentityFromAnotherProbe) {
+  StringRef Dir = dir();
+  std::string Compiler = writeCompiler(Dir, "", "cc 1");
+  auto Prints = [](std::string Text) {
+    return [Text](const std::string &, StringRef OutputFile) {
+      return writeAtomically(OutputFile, Text);
+    };
+  };
+  Expected<std::string> ByProcess = computeCompilerIdentity(Compiler);
+  ASSERT_EQ(errorText(ByProcess), "");
+  EXPECT_EQ(errorText(computeCompilerIdentity(Compiler, Prints("cc 1\n"))), "");
+  EXPECT_EQ(*computeCompilerIdentity(Compiler, Prints("cc 1\n")), *ByProcess);
+  EXPECT_NE(*computeCompilerIdentity(Compiler, Prints("cc 2\n")), *ByProcess);
+  EXPECT_EQ(
+      errorText(computeCompilerIdentity(Compiler,
+                                        [](const std::string &, StringRef) {
+                                          return createStringError("no answer");
+                                        })),
+      "no answer");
 }
 
 TEST_F(CacheKeyTest, VersionProbeThatFailsIsAnError) {

@@ -160,8 +160,14 @@ static Error runVersionProbe(const std::string &Compiler, StringRef OutputFile,
   return Error::success();
 }
 
+VersionProbe processVersionProbe(std::chrono::seconds TimeLimit) {
+  return [TimeLimit](const std::string &Compiler, StringRef OutputFile) {
+    return runVersionProbe(Compiler, OutputFile, TimeLimit);
+  };
+}
+
 Expected<std::string> computeCompilerIdentity(StringRef Compiler,
-                                              std::chrono::seconds TimeLimit) {
+                                              const VersionProbe &Probe) {
   ErrorOr<std::string> Path = sys::findProgramByName(Compiler);
   if (!Path)
     return createStringError(Path.getError(), "compiler '%s' not found",
@@ -181,7 +187,7 @@ Expected<std::string> computeCompilerIdentity(StringRef Compiler,
     sys::fs::remove(VersionFile);
     sys::DontRemoveFileOnSignal(VersionFile);
   });
-  if (Error E = runVersionProbe(*Path, VersionFile, TimeLimit))
+  if (Error E = Probe(*Path, VersionFile))
     return E;
   Expected<std::unique_ptr<MemoryBuffer>> Version = readWholeFile(VersionFile);
   if (!Version)

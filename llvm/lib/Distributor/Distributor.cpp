@@ -455,7 +455,8 @@ DistSummary Run::run() {
       hardware_concurrency(Opts.Parallelism).compute_thread_count();
 
   if (Cache) {
-    Expected<std::string> Identity = computeCompilerIdentity(List.compiler());
+    Expected<std::string> Identity =
+        computeCompilerIdentity(List.compiler(), Opts.AskVersion);
     if (Identity) {
       CompilerIdentity = std::move(*Identity);
     } else {

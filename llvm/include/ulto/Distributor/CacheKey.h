@@ -28,6 +28,7 @@
 #include "llvm/Support/Error.h"
 
 #include <chrono>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -51,14 +52,23 @@ replaceJobPaths(const JobList &List, const BackendJob &Job,
 std::vector<std::string> normaliseArgs(const JobList &List,
                                        const BackendJob &Job);
 
-/// Who compiles: the compiler executable's bytes and its --version output,
-/// less the line naming the install directory. \p Compiler is a path or a
-/// name looked up in PATH. A compiler that has not answered --version within
+/// Writes what the compiler at \p Compiler (a path) prints for --version to
+/// \p OutputFile.
+using VersionProbe = std::function<llvm::Error(const std::string &Compiler,
+                                               llvm::StringRef OutputFile)>;
+
+/// Asks a process of the compiler. A compiler that has not answered within
 /// \p TimeLimit is an error; it is stopped, and so is every process it
 /// started.
-llvm::Expected<std::string> computeCompilerIdentity(
-    llvm::StringRef Compiler,
-    std::chrono::seconds TimeLimit = std::chrono::seconds(10));
+VersionProbe
+processVersionProbe(std::chrono::seconds TimeLimit = std::chrono::seconds(10));
+
+/// Who compiles: the compiler executable's bytes and its --version output,
+/// less the line naming the install directory. \p Compiler is a path or a
+/// name looked up in PATH; \p Probe asks it for --version.
+llvm::Expected<std::string>
+computeCompilerIdentity(llvm::StringRef Compiler,
+                        const VersionProbe &Probe = processVersionProbe());
 
 /// The job's cache key, 64 hex digits: a version tag, \p CompilerIdentity,
 /// the role-normalised arguments, each file's content name and digest, and

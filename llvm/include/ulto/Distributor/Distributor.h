@@ -13,6 +13,7 @@
 #define ULTO_DISTRIBUTOR_DISTRIBUTOR_H
 
 #include "ulto/Distributor/BackendCache.h"
+#include "ulto/Distributor/CacheKey.h"
 #include "ulto/Distributor/Executor.h"
 #include "ulto/Distributor/JobList.h"
 #include "ulto/Distributor/RunningJobs.h"
@@ -38,6 +39,8 @@ struct DistOptions {
   const RunningJobs *Running = nullptr;
   /// How long a job waits for another link before it runs here.
   std::chrono::seconds WaitLimit{600};
+  /// How the compiler is asked for its --version, for the cache keys.
+  VersionProbe AskVersion = processVersionProbe();
   /// Record each job in LLVM's time-trace profiler, which the caller has
   /// initialised on its own thread and writes out afterwards.
   bool TimeTrace = false;
