@@ -1,0 +1,616 @@
+#!/usr/bin/env python3
+"""Distributed ThinLTO on real programs: ld.ulto --lto=distributed against ld.lld-22.
+
+Builds programs of the LLVM test-suite subset in ../shared/testsuite (see
+/work/shared/REALCODE.md) once with ulto-clang/ulto-clang++ and
+`-O2 -flto=thin -funified-lto` (ninja -j2; the build's own links use lld's
+in-process ThinLTO), takes every executable's link command from ninja and
+relinks it, through clang-22's driver, in three configurations:
+
+  lld-thin            ld.lld-22 --lto=thin --thinlto-jobs=2: in-process backends
+  ulto-dist           ld.ulto --lto=distributed --dist-jobs=2 --no-dist-cache:
+                      every backend job runs (cold), in ulto dist's long-lived
+                      workers
+  ulto-dist-per-job   the same with --dist-jobs-per-process=1: a new compiler
+                      process per backend job
+
+One untimed warm-up link per executable and configuration, then --rounds
+rounds, each linking every executable in every configuration, the order of
+the configurations rotating from round to round. Each link is timed with
+os.wait4 on the driver (wall, and user+sys CPU of it and every process it
+waited for: the linker, ulto dist, its workers). Ratios against lld-thin are
+taken within a round, then their minimum and median over rounds; TOTAL sums
+every executable's link per round.
+
+Checks: every relinked binary exists; ulto-dist's binary is compared byte for
+byte with lld-thin's (reported, not fatal) and with ulto-dist-per-job's (must
+be identical: how many jobs a process runs may not change an object).
+"""
+
+import argparse
+import filecmp
+import os
+import re
+import resource
+import shlex
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Dict, List, Optional, Tuple
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import compile_bench  # noqa: E402  (sibling scripts, imported after sys.path setup)
+import concurrent_links  # noqa: E402
+import dist_bench  # noqa: E402
+import link_bench  # noqa: E402
+import remote_bench  # noqa: E402
+
+LLVM_BIN = compile_bench.LLVM_BIN
+BENCH_DIR = compile_bench.BENCH_DIR
+REPO = BENCH_DIR.parent
+LinkError = link_bench.LinkError
+
+BENCHMARKS = "MultiSource/Benchmarks"
+PROGRAMS = ["ASC_Sequoia", "DOE-ProxyApps-C", "DOE-ProxyApps-C++", "Fhourstones-3.1",
+            "McCat", "Olden", "PAQ8p", "Prolangs-C++", "Ptrdist", "Rodinia", "SciMark2-C",
+            "TSVC", "mediabench", "nbench", "sim"]
+CONFIGS = ["lld-thin", "ulto-dist", "ulto-dist-per-job"]
+BASELINE = "lld-thin"
+FLAGS = "-O2 -flto=thin -funified-lto"
+
+# `ninja -t targets all` lines of the executables CMake links: "<output>: <rule>".
+EXE_TARGET = re.compile(r"^(\S+): (C|CXX)_EXECUTABLE_LINKER__\S+$")
+BITCODE_MAGIC = (b"BC\xc0\xde", b"\xde\xc0\x17\x0b")  # raw bitcode, wrapper header
+
+
+@dataclass
+class Target:
+    """One executable of the build: its link command and where it runs."""
+    name: str          # the output, relative to the build directory
+    program: str       # its MultiSource/Benchmarks subdirectory
+    argv: List[str]    # the build's link command
+    cwd: Path
+    modules: int       # bitcode files on the link line
+    failed: Optional[str] = None                       # why it left the run
+    cpu: Dict[str, List[float]] = field(default_factory=dict)   # config -> per round
+    wall: Dict[str, List[float]] = field(default_factory=dict)
+    jobs: Dict[str, List[Optional[int]]] = field(default_factory=dict)
+    same_as_lld: List[bool] = field(default_factory=list)       # ulto-dist vs lld-thin
+    sizes: Dict[str, int] = field(default_factory=dict)
+
+    @property
+    def short(self) -> str:
+        return self.name[len(BENCHMARKS) + 1:] if self.name.startswith(BENCHMARKS) else self.name
+
+
+# --- Building the programs ---------------------------------------------------------------
+
+def build_settings(args: argparse.Namespace) -> Dict[str, str]:
+    """The CMake cache entries of the build. CMake's Release type (the suite's
+    default) would append -O3 to the flags; only -DNDEBUG is kept from it, so
+    -O2 is what compiles and links."""
+    return {
+        "CMAKE_C_COMPILER": str(args.ulto_bin / "ulto-clang"),
+        "CMAKE_CXX_COMPILER": str(args.ulto_bin / "ulto-clang++"),
+        "CMAKE_BUILD_TYPE": "Release",
+        "CMAKE_C_FLAGS": FLAGS, "CMAKE_CXX_FLAGS": FLAGS,
+        "CMAKE_C_FLAGS_RELEASE": "-DNDEBUG", "CMAKE_CXX_FLAGS_RELEASE": "-DNDEBUG",
+        "CMAKE_EXE_LINKER_FLAGS": "-fuse-ld=lld",
+        "TEST_SUITE_COLLECT_COMPILE_TIME": "OFF",
+        "TEST_SUITE_COLLECT_CODE_SIZE": "OFF",
+    }
+
+
+def read_cache(build: Path) -> Dict[str, str]:
+    cache = build / "CMakeCache.txt"
+    entries = {}
+    if cache.is_file():
+        for line in cache.read_text().splitlines():
+            m = re.match(r"^([A-Za-z_0-9]+):[A-Z]+=(.*)$", line)
+            if m:
+                entries[m.group(1)] = m.group(2)
+    return entries
+
+
+def run_logged(argv: List[str], what: str, log: Path) -> Tuple[float, float]:
+    """Run argv with its output in log; (CPU s, wall s). Fails with the log's tail."""
+    start = time.perf_counter()
+    with open(log, "w") as out:
+        proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT)
+        _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    code = os.waitstatus_to_exitcode(status)
+    if code != 0:
+        tail = "\n".join(log.read_text(errors="replace").splitlines()[-40:])
+        raise LinkError(f"{what} failed (exit status {code}):\n  {shlex.join(argv)}\n"
+                        f"{tail}\n(whole output in {log})")
+    return usage.ru_utime + usage.ru_stime, wall
+
+
+def configure_and_build(args: argparse.Namespace) -> dict:
+    """Configures the build unless it already is (same compilers, flags and
+    options, and every requested program among its subdirectories), then
+    builds the requested programs' directories; ninja does nothing if they
+    are up to date. A build configured for more programs is reused as is."""
+    build, wanted = args.build, build_settings(args)
+    cache = read_cache(build)
+    programs = [f"{BENCHMARKS}/{p}" for p in args.programs]
+    reason = None
+    if not cache:
+        reason = "not configured yet"
+        subdirs = programs
+    else:
+        home = cache.get("CMAKE_HOME_DIRECTORY", "")
+        if Path(home).resolve() != args.testsuite or cache.get("CMAKE_GENERATOR") != "Ninja":
+            raise LinkError(f"{build} is a build of {home} with {cache.get('CMAKE_GENERATOR')}, "
+                            f"not of {args.testsuite} with Ninja: give another --build or "
+                            f"remove it")
+        for key in ("CMAKE_C_COMPILER", "CMAKE_CXX_COMPILER"):
+            if cache.get(key) != wanted[key]:
+                raise LinkError(f"{build} is configured with {key}={cache.get(key)}, not "
+                                f"{wanted[key]} (CMake cannot change compilers in place): "
+                                f"give another --build or remove it")
+        differing = [k for k, v in wanted.items() if cache.get(k) != v]
+        configured = [s for s in cache.get("TEST_SUITE_SUBDIRS", "").split(";") if s]
+        subdirs = configured + [p for p in programs if p not in configured]
+        if differing:
+            reason = "other settings: " + ", ".join(
+                f"{k}={cache.get(k)!r} (wanted {wanted[k]!r})" for k in differing)
+        elif len(subdirs) != len(configured):
+            reason = "adding " + ", ".join(subdirs[len(configured):])
+    configure = ["cmake", "-G", "Ninja", "-S", str(args.testsuite), "-B", str(build),
+                 *(f"-D{k}={v}" for k, v in wanted.items()),
+                 f"-DTEST_SUITE_SUBDIRS={';'.join(subdirs)}"]
+    build.mkdir(parents=True, exist_ok=True)
+    if build == (BENCH_DIR / "out-realcode").resolve():
+        (build / ".gitignore").write_text("*\n")  # the default work dir ignores itself
+    result = {"configure": configure, "configured_now": reason is not None,
+              "configure_reason": reason, "subdirs": subdirs}
+    if reason:
+        print(f"configuring {build} ({reason})", flush=True)
+        run_logged(configure, "cmake", build / "realcode-configure.log")
+    else:
+        print(f"reusing the configured build in {build}", flush=True)
+    ninja = ["ninja", "-C", str(build), f"-j{args.build_jobs}",
+             *(f"{p}/all" for p in programs)]
+    cpu, wall = run_logged(ninja, "the build", build / "realcode-build.log")
+    steps = sum(1 for line in (build / "realcode-build.log").read_text().splitlines()
+                if line.startswith("["))
+    print(f"built: {steps} ninja steps, cpu {cpu:.1f} s, wall {wall:.1f} s", flush=True)
+    result.update(build_argv=ninja, build_steps=steps, build_cpu_s=cpu, build_wall_s=wall)
+    return result
+
+
+# --- The executables and their link commands ------------------------------------------
+
+def ninja_out(build: Path, *tool: str) -> str:
+    proc = subprocess.run(["ninja", "-C", str(build), "-t", *tool],
+                          capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise LinkError(f"ninja -t {' '.join(tool)} failed:\n{proc.stderr}")
+    return proc.stdout
+
+
+def link_step(command: str, output: str, build: Path) -> Tuple[List[str], Path]:
+    """The link among a CMake command's `&&`-joined steps (`: && <link> && cd
+    <dir> && cmake -E create_symlink ...`): the step with `-o <output>`, and
+    the directory it runs in (the build's, unless an earlier step cd'd)."""
+    cwd = build
+    step: List[str] = []
+    for token in shlex.split(command) + ["&&"]:
+        if token != "&&":
+            step.append(token)
+            continue
+        if step[:1] == ["cd"] and len(step) == 2:
+            cwd = (cwd / step[1]).resolve()
+        elif "-o" in step and step.index("-o") + 1 < len(step) and \
+                step[step.index("-o") + 1] == output:
+            return step, cwd
+        step = []
+    raise LinkError(f"no link step writing {output} in:\n  {command}")
+
+
+def is_bitcode(path: Path) -> bool:
+    try:
+        with open(path, "rb") as f:
+            return f.read(4) in BITCODE_MAGIC
+    except OSError:
+        return False
+
+
+def find_targets(args: argparse.Namespace) -> List[Target]:
+    """Every executable of the requested programs whose link line has bitcode,
+    in ninja's order."""
+    targets = []
+    for line in ninja_out(args.build, "targets", "all").splitlines():
+        m = EXE_TARGET.match(line)
+        if not m:
+            continue
+        name = m.group(1)
+        program = next((p for p in args.programs
+                        if name.startswith(f"{BENCHMARKS}/{p}/")), None)
+        if program is None:
+            continue  # another program, or the suite's tools (timeit, fpcmp)
+        command = ninja_out(args.build, "commands", "-s", name).strip().splitlines()[-1]
+        argv, cwd = link_step(command, name, args.build)
+        out_at = argv.index("-o") + 1
+        modules = sum(1 for i, a in enumerate(argv[1:], 1)
+                      if i != out_at and not a.startswith("-") and is_bitcode(cwd / a))
+        if modules:
+            targets.append(Target(name, program, argv, cwd, modules))
+        else:
+            print(f"  skipped {name}: no bitcode on its link line", flush=True)
+    return targets
+
+
+# --- Relinking ----------------------------------------------------------------------------
+
+def config_options(config: str, args: argparse.Namespace) -> List[str]:
+    """What a configuration appends to the build's link command (the last
+    -fuse-ld/--ld-path wins, so these decide the linker)."""
+    if config == "lld-thin":
+        return ["-fuse-ld=lld", f"--ld-path={LLVM_BIN / 'ld.lld'}", "-Wl,--lto=thin",
+                f"-Wl,--thinlto-jobs={args.jobs}"]
+    dist = ["-fuse-ld=lld", f"--ld-path={args.link_bin / 'ld.ulto'}",
+            "-Wl,--lto=distributed", f"-Wl,--dist-jobs={args.jobs}", "-Wl,--no-dist-cache"]
+    if config == "ulto-dist-per-job":
+        dist.append("-Wl,--dist-jobs-per-process=1")
+    return dist
+
+
+def output_of(target: Target, config: str, args: argparse.Namespace) -> Path:
+    return args.build / "relink" / config / target.name
+
+
+def relink_argv(target: Target, config: str, args: argparse.Namespace) -> List[str]:
+    """The build's link through clang-22's driver (clang or clang++, as the
+    build used ulto-clang or ulto-clang++), writing the configuration's own
+    output, never the build's binary."""
+    driver = LLVM_BIN / ("clang++" if target.argv[0].endswith("++") else "clang")
+    argv = [str(driver), *target.argv[1:]]
+    argv[argv.index("-o") + 1] = str(output_of(target, config, args))
+    return argv + config_options(config, args)
+
+
+def link_once(target: Target, config: str, args: argparse.Namespace) -> dict:
+    """One timed link; raises LinkError if it fails, writes no binary, or (a
+    distributed link) has no `ulto dist:` summary line or a failed job."""
+    argv = relink_argv(target, config, args)
+    out = output_of(target, config, args)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.unlink(missing_ok=True)
+    cpu, wall, stderr = link_bench.timed_run(argv, f"link {target.short} [{config}]",
+                                             target.cwd)
+    if not out.is_file() or out.stat().st_size == 0:
+        raise LinkError(f"link {target.short} [{config}] exited 0 but {out} is missing "
+                        f"or empty:\n  {shlex.join(argv)}\n{stderr}")
+    result = {"cpu": cpu, "wall": wall, "size": out.stat().st_size, "jobs": None,
+              "stderr": [line for line in stderr.splitlines() if line.strip()]}
+    if config.startswith("ulto-dist"):
+        found = dist_bench.ULTO_SUMMARY.findall(stderr)
+        if len(found) != 1 or int(found[0][3]):
+            raise LinkError(f"link {target.short} [{config}]: expected one `ulto dist:` "
+                            f"summary line without failed jobs on stderr:\n"
+                            f"  {shlex.join(argv)}\n{stderr}")
+        result["jobs"] = int(found[0][0])
+        result["stderr"] = [line for line in result["stderr"]
+                            if not dist_bench.ULTO_SUMMARY.match(line)]
+    return result
+
+
+@dataclass
+class Run:
+    """What the rounds found besides timings."""
+    problems: List[str] = field(default_factory=list)   # failed links; the run goes on
+    errors: List[str] = field(default_factory=list)     # ulto-dist != per-job binaries
+    messages: Dict[str, List[str]] = field(default_factory=dict)  # other stderr lines
+    others_cpu: List[float] = field(default_factory=list)  # per round
+
+
+def own_cpu() -> float:
+    """CPU s of this script and of every process it waited for."""
+    return sum(resource.getrusage(who).ru_utime + resource.getrusage(who).ru_stime
+               for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
+
+
+def link_all(target: Target, configs: List[str], args: argparse.Namespace, run: Run,
+             label: str) -> Optional[Dict[str, dict]]:
+    """Links target once in each configuration, in the given order, then
+    compares the binaries. None (and target.failed set) if a link failed."""
+    results = {}
+    for config in configs:
+        try:
+            results[config] = link_once(target, config, args)
+        except LinkError as e:
+            target.failed = f"{label}: {e}"
+            run.problems.append(target.failed)
+            print(f"  PROBLEM {target.failed}", flush=True)
+            return None
+        for line in results[config]["stderr"]:
+            seen = run.messages.setdefault(f"{target.short} [{config}]", [])
+            if line not in seen:
+                seen.append(line)
+                print(f"  [{target.short} {config} stderr] {line}", flush=True)
+    out = {c: output_of(target, c, args) for c in configs}
+    if "ulto-dist" in out and "ulto-dist-per-job" in out and \
+            not filecmp.cmp(out["ulto-dist"], out["ulto-dist-per-job"], shallow=False):
+        keep = out["ulto-dist-per-job"].with_name(out["ulto-dist-per-job"].name + f".{label}")
+        shutil.copyfile(out["ulto-dist-per-job"], keep)
+        msg = (f"{label}: {target.short}: ulto-dist and ulto-dist-per-job binaries differ: "
+               f"{out['ulto-dist']} vs {keep}\n  "
+               f"{shlex.join(relink_argv(target, 'ulto-dist-per-job', args))}")
+        run.errors.append(msg)
+        print(f"  ERROR {msg}", flush=True)
+    if "ulto-dist" in out and BASELINE in out:
+        target.same_as_lld.append(filecmp.cmp(out["ulto-dist"], out[BASELINE], shallow=False))
+    for c in configs:
+        target.sizes[c] = results[c]["size"]
+    return results
+
+
+def run_rounds(targets: List[Target], args: argparse.Namespace) -> Run:
+    run = Run()
+    print(f"warm-up: every executable once per configuration ({len(targets)} executables)",
+          flush=True)
+    for target in targets:
+        link_all(target, args.configs, args, run, "warm-up")
+    for r in range(args.rounds):
+        order = compile_bench.rotated(args.configs, r)
+        print(f"round {r + 1}/{args.rounds}: {' '.join(order)}", flush=True)
+        # What else ran on the machine meanwhile: its busy CPU less ours.
+        machine, ours = remote_bench.machine_cpu(), own_cpu()
+        for target in targets:
+            if target.failed:
+                continue
+            results = link_all(target, order, args, run, f"round {r + 1}")
+            if results is None:
+                continue
+            for c in args.configs:
+                target.cpu.setdefault(c, []).append(results[c]["cpu"])
+                target.wall.setdefault(c, []).append(results[c]["wall"])
+                target.jobs.setdefault(c, []).append(results[c]["jobs"])
+            print(f"  {target.short:42} " + "  ".join(
+                f"{c} {results[c]['wall']:6.2f}/{results[c]['cpu']:6.2f}"
+                for c in args.configs), flush=True)
+        others = (remote_bench.machine_cpu() - machine) - (own_cpu() - ours)
+        run.others_cpu.append(others)
+        print(f"  others' CPU on the machine during round {r + 1}: {others:.1f} s", flush=True)
+    return run
+
+
+# --- Report -----------------------------------------------------------------------------
+
+def ratios(num: List[float], den: List[float]) -> Optional[dict]:
+    """Per-round ratios, their minimum and median."""
+    per_round = [a / b for a, b in zip(num, den) if b]
+    if not per_round:
+        return None
+    return {"rounds": per_round, "min": min(per_round), "median": statistics.median(per_round)}
+
+
+def summarise(name: str, modules: Optional[int], cpu: Dict[str, List[float]],
+              wall: Dict[str, List[float]], configs: List[str]) -> dict:
+    row = {"program": name, "modules": modules,
+           "wall_s_rounds": wall, "cpu_s_rounds": cpu,
+           "wall_s": {c: statistics.median(wall[c]) for c in configs},
+           "cpu_s": {c: statistics.median(cpu[c]) for c in configs},
+           "wall_ratio": {}, "cpu_ratio": {}}
+    if BASELINE in configs:
+        for c in configs:
+            if c != BASELINE:
+                row["wall_ratio"][c] = ratios(wall[c], wall[BASELINE])
+                row["cpu_ratio"][c] = ratios(cpu[c], cpu[BASELINE])
+    return row
+
+
+def totals(targets: List[Target], configs: List[str], rounds: int) -> dict:
+    """Every measured link of a configuration summed per round."""
+    ok = [t for t in targets if not t.failed]
+    cpu = {c: [sum(t.cpu[c][r] for t in ok) for r in range(rounds)] for c in configs}
+    wall = {c: [sum(t.wall[c][r] for t in ok) for r in range(rounds)] for c in configs}
+    return summarise("TOTAL", sum(t.modules for t in ok), cpu, wall, configs)
+
+
+def fmt_ratio(r: Optional[dict]) -> str:
+    return "–" if r is None else f"{r['min']:.3f} / {r['median']:.3f}"
+
+
+def markdown_table(rows: List[dict], same: Dict[str, str], configs: List[str]) -> str:
+    others = [c for c in configs if c != BASELINE] if BASELINE in configs else []
+    head = ["program", "modules"] + [f"{c} wall / CPU s" for c in configs]
+    for c in others:
+        head += [f"{c} ÷ {BASELINE} wall min / med", f"{c} ÷ {BASELINE} CPU min / med"]
+    if "ulto-dist" in others:
+        head.append(f"ulto-dist = {BASELINE}")
+    align = ["---"] + ["---:"] * (len(head) - 1)
+    if "ulto-dist" in others:
+        align[-1] = "---"
+    lines = ["| " + " | ".join(head) + " |", "|" + "|".join(align) + "|"]
+    for row in rows:
+        cells = [row["program"], str(row["modules"])]
+        cells += [f"{row['wall_s'][c]:.2f} / {row['cpu_s'][c]:.2f}" for c in configs]
+        for c in others:
+            cells += [fmt_ratio(row["wall_ratio"][c]), fmt_ratio(row["cpu_ratio"][c])]
+        if "ulto-dist" in others:
+            cells.append(same.get(row["program"], ""))
+        name = f"**{row['program']}**" if row["program"] == "TOTAL" else row["program"]
+        lines.append("| " + " | ".join([name] + cells[1:]) + " |")
+    return "\n".join(lines)
+
+
+def identity_word(flags: List[bool]) -> str:
+    if not flags:
+        return "–"
+    return "yes" if all(flags) else ("no" if not any(flags) else "varies")
+
+
+# --- Driver -------------------------------------------------------------------------------
+
+def parse_args(argv: Optional[List[str]]) -> argparse.Namespace:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--programs", default=";".join(f"{BENCHMARKS}/{p}" for p in PROGRAMS),
+                    help="';'-separated MultiSource/Benchmarks subdirectories "
+                         "(default: all 15; the MultiSource/Benchmarks/ prefix is optional)")
+    ap.add_argument("--rounds", type=int, default=3, help="timed rounds (default 3)")
+    ap.add_argument("--configs", default=",".join(CONFIGS),
+                    help=f"comma-separated subset of {','.join(CONFIGS)} (default: all)")
+    ap.add_argument("--jobs", type=int, default=2,
+                    help="backends at once: --thinlto-jobs= for ld.lld, --dist-jobs= for "
+                         "ld.ulto (default 2)")
+    ap.add_argument("--build-jobs", type=int, default=2,
+                    help="ninja -j for building the programs (default 2)")
+    ap.add_argument("--build", type=Path, default=BENCH_DIR / "out-realcode",
+                    help="build directory; relinked binaries go to BUILD/relink, the "
+                         "report to BUILD/realcode.json (default bench/out-realcode)")
+    ap.add_argument("--testsuite", type=Path, default=REPO.parent / "shared" / "testsuite",
+                    help="the test-suite subset (default <repo>/../shared/testsuite)")
+    ap.add_argument("--ulto-bin", type=Path, default=Path("/work/main/build/bin"),
+                    help="directory holding ulto-clang, ulto-clang++, ld.ulto and ulto "
+                         "(default /work/main/build/bin)")
+    ap.add_argument("--no-snapshot", action="store_true",
+                    help="link with --ulto-bin's ld.ulto and ulto themselves, not with "
+                         "copies in BUILD/tools (others rebuild /work/main/build at any time)")
+    ap.add_argument("--shared-slots", action="store_true",
+                    help="let ulto dist use the machine's slot pool instead of a private "
+                         "XDG_RUNTIME_DIR (BUILD/runtime)")
+    args = ap.parse_args(argv)
+    if min(args.rounds, args.jobs, args.build_jobs) < 1:
+        ap.error("--rounds, --jobs and --build-jobs must be positive")
+    args.programs = [p.strip().strip("/") for p in args.programs.split(";") if p.strip()]
+    args.programs = [p[len(BENCHMARKS) + 1:] if p.startswith(BENCHMARKS + "/") else p
+                     for p in args.programs]
+    unknown = [p for p in args.programs if p not in PROGRAMS]
+    if unknown or not args.programs:
+        ap.error(f"unknown programs {unknown}; choose from {', '.join(PROGRAMS)}")
+    args.configs = [c.strip() for c in args.configs.split(",") if c.strip()]
+    if not args.configs or any(c not in CONFIGS for c in args.configs):
+        ap.error(f"--configs takes a subset of {','.join(CONFIGS)}")
+    args.configs = [c for c in CONFIGS if c in args.configs]  # canonical order
+    args.ulto_bin = args.ulto_bin.resolve()
+    args.build = args.build.resolve()
+    args.testsuite = args.testsuite.resolve()
+    return args
+
+
+def check_tools(args: argparse.Namespace) -> None:
+    needed = [args.ulto_bin / n for n in ("ulto-clang", "ulto-clang++", "ld.ulto", "ulto")]
+    needed += [LLVM_BIN / n for n in ("clang", "clang++", "ld.lld")]
+    missing = [str(p) for p in needed if not os.access(p, os.X_OK)]
+    missing += [t for t in ("cmake", "ninja") if shutil.which(t) is None]
+    if not (args.testsuite / "CMakeLists.txt").is_file():
+        missing.append(str(args.testsuite / "CMakeLists.txt"))
+    if missing:
+        raise LinkError("missing (or not executable):\n  " + "\n  ".join(missing))
+
+
+def set_link_environment(args: argparse.Namespace) -> Optional[Path]:
+    """No make jobserver from outside (ulto dist would obey it, not --dist-jobs)
+    and, unless --shared-slots, a private slot pool: other people's ulto
+    links on the machine must not hold this run's links back."""
+    for name in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL"):
+        os.environ.pop(name, None)
+    if args.shared_slots:
+        return None
+    runtime = args.build / "runtime"
+    shutil.rmtree(runtime, ignore_errors=True)
+    runtime.mkdir(parents=True, mode=0o700)
+    os.environ["XDG_RUNTIME_DIR"] = str(runtime)
+    return runtime
+
+
+def benchmark(args: argparse.Namespace) -> Tuple[dict, str]:
+    check_tools(args)
+    # The programs linked with, copied first: a rebuild of --ulto-bin during the
+    # run must not break links or mix versions (ld.ulto runs the ulto next to it).
+    args.link_bin = args.ulto_bin if args.no_snapshot else concurrent_links.snapshot(
+        args.ulto_bin, args.build / "tools", ["ld.ulto", "ulto"])
+    build_info = configure_and_build(args)
+    targets = find_targets(args)
+    if not targets:
+        raise LinkError("no executable with bitcode inputs among the requested programs")
+    print(f"{len(targets)} executables, {sum(t.modules for t in targets)} bitcode modules; "
+          f"configs {', '.join(args.configs)}; {args.rounds} rounds", flush=True)
+    shutil.rmtree(args.build / "relink", ignore_errors=True)
+    runtime = set_link_environment(args)
+
+    start = time.perf_counter()
+    run = run_rounds(targets, args)
+    elapsed = time.perf_counter() - start
+    if runtime is not None:
+        shutil.rmtree(runtime, ignore_errors=True)
+
+    ok = [t for t in targets if not t.failed]
+    rows = [summarise(t.short, t.modules, t.cpu, t.wall, args.configs) for t in ok]
+    total = totals(targets, args.configs, args.rounds) if ok else None
+    same = {t.short: identity_word(t.same_as_lld) for t in ok}
+    compared = [t for t in ok if t.same_as_lld]
+    identical = sum(1 for t in compared if all(t.same_as_lld))
+    if total:
+        same["TOTAL"] = f"{identical}/{len(compared)}" if compared else "–"
+    text = markdown_table(rows + ([total] if total else []), same, args.configs)
+
+    notes = [f"- {len(ok)}/{len(targets)} executables linked in every configuration and "
+             f"round; links took {elapsed:.0f} s; others' CPU on the machine per round: "
+             + ", ".join(f"{max(c, 0.0):.1f} s" for c in run.others_cpu)]
+    if compared:
+        notes.append(f"- ulto-dist byte-identical to {BASELINE} (every round): "
+                     f"{identical}/{len(compared)}")
+    if "ulto-dist" in args.configs and "ulto-dist-per-job" in args.configs:
+        notes.append(f"- ulto-dist byte-identical to ulto-dist-per-job: "
+                     f"{'yes, every link' if not run.errors else 'NO'}")
+    jobs_mismatch = [t.short for t in ok for c in args.configs if c.startswith("ulto-dist")
+                     and any(j != t.modules for j in t.jobs[c])]
+    if jobs_mismatch:
+        notes.append(f"- ulto dist's job count differs from the bitcode modules for: "
+                     f"{', '.join(sorted(set(jobs_mismatch)))}")
+    for p in run.problems:
+        notes.append(f"- PROBLEM {p}")
+    for e in run.errors:
+        notes.append(f"- ERROR {e}")
+
+    report = {
+        "date": time.strftime("%Y-%m-%d %H:%M:%S %z"),
+        "argv": sys.argv, "programs": args.programs, "configs": args.configs,
+        "rounds": args.rounds, "jobs": args.jobs, "private_slots": runtime is not None,
+        "build": build_info, "testsuite": str(args.testsuite),
+        "link_bin": str(args.link_bin),
+        "sha256": {str(p): link_bench.sha256(q) for p, q in (
+            (args.ulto_bin / "ld.ulto", args.link_bin / "ld.ulto"),
+            (args.ulto_bin / "ulto", args.link_bin / "ulto"),
+            (args.ulto_bin / "ulto-clang", args.ulto_bin / "ulto-clang"),
+            (LLVM_BIN / "ld.lld", LLVM_BIN / "ld.lld"), (LLVM_BIN / "clang", LLVM_BIN / "clang"))},
+        "others_cpu_s_rounds": run.others_cpu,
+        "links_wall_s": elapsed,
+        "executables": [{
+            "target": t.name, "program": t.program, "modules": t.modules,
+            "cwd": str(t.cwd), "build_link_argv": t.argv,
+            "relink_argv": {c: relink_argv(t, c, args) for c in args.configs},
+            "failed": t.failed, "cpu_s_rounds": t.cpu, "wall_s_rounds": t.wall,
+            "dist_jobs_rounds": {c: j for c, j in t.jobs.items() if c.startswith("ulto")},
+            "ulto_dist_same_as_lld_thin": t.same_as_lld, "binary_bytes": t.sizes,
+        } for t in targets],
+        "rows": rows, "total": total,
+        "identical_ulto_dist_lld_thin": {"identical": identical, "compared": len(compared)},
+        "problems": run.problems, "errors": run.errors, "stderr_other": run.messages,
+    }
+    args.failed = bool(run.errors or run.problems)
+    return report, text + "\n\n" + "\n".join(notes)
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    args = parse_args(argv)
+    args.failed = False
+    status = link_bench.report_main(args, benchmark, "realcode.json")
+    if status == 0 and args.failed:
+        print("ERROR: failed links or ulto-dist and ulto-dist-per-job binaries that "
+              "differ (see ERROR and PROBLEM above)", file=sys.stderr)
+        return 1
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
