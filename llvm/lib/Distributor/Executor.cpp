@@ -105,7 +105,7 @@ ExecutionResult LocalExecutor::run(const JobList &List, const BackendJob &Job) {
       MemoryBuffer::getFile(OutputFile, /*IsText=*/true);
   if (!Output)
     return Result;
-  // clang-22 catches its job's crash and exits 1; a fork-server child ends
+  // clang-22 catches its job's crash and exits 1; a fork-server worker ends
   // by the signal instead.
   CrashReport Crash = readCrashReport((*Output)->getBuffer());
   if (Crash.Signal && Result.Kind == ExitKind::Exited && Result.Code != 0)

@@ -102,8 +102,8 @@ public:
 class ForkServer;
 class SlotPool;
 
-/// Runs each job as a process on this machine, in the linker's directory:
-/// a child of \p Server when there is one (ForkServer.h), else a new process
+/// Runs each job in a process on this machine, in the linker's directory: a
+/// worker of \p Server when there is one (ForkServer.h), else a new process
 /// running the job's compiler; while it runs, the job holds one of \p Slots
 /// (SlotPool.h) when there is a pool. A job that clang's driver says crashed
 /// (CrashReport.h) ended by the signal it names.
