@@ -38,6 +38,12 @@ std::string describeExecution(const ExecutionResult &R) {
   llvm_unreachable("unknown exit kind");
 }
 
+ExecutionResult exitedAsReported(int Code, const CrashReport &Crash) {
+  if (Code != 0 && Crash.Signal)
+    return ExecutionResult::ended(ExitKind::Signalled, strsignal(Crash.Signal));
+  return ExecutionResult::exited(Code);
+}
+
 // A new process of \p Command[0], stdout and stderr to \p OutputFile.
 static ExecutionResult spawn(ArrayRef<std::string> Command,
                              StringRef OutputFile) {
@@ -108,9 +114,8 @@ ExecutionResult LocalExecutor::run(const JobList &List, const BackendJob &Job) {
   // clang-22 catches its job's crash and exits 1; a fork-server worker ends
   // by the signal instead.
   CrashReport Crash = readCrashReport((*Output)->getBuffer());
-  if (Crash.Signal && Result.Kind == ExitKind::Exited && Result.Code != 0)
-    Result =
-        ExecutionResult::ended(ExitKind::Signalled, strsignal(Crash.Signal));
+  if (Result.Kind == ExitKind::Exited)
+    Result = exitedAsReported(Result.Code, Crash);
   Result.Output = std::move(Crash.Output);
   Result.Reproducers = std::move(Crash.Reproducers);
   return Result;

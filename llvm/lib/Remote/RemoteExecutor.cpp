@@ -449,18 +449,22 @@ ExecutionResult RemoteExecutor::Impl::finish(const RemoteDecision &D,
     Result.Object = std::move(R.Out.Object);
     return Result;
   }
-  // An action that ran and failed tells its story in its output.
+  // An action that ran and failed tells its story in its output, which
+  // says, too, whether clang-22 caught a crash of its job. The reproducers
+  // it names are on the remote.
   std::string RemoteOutput;
-  if (R.Attempt.Kind == RemoteAttempt::Ran)
-    RemoteOutput = "remote command: " + remoteCommand(*R.A) + "\n" +
-                   fetchOutput(R.Out.Result, *R.A);
+  ExecutionResult Ran = ExecutionResult::exited(R.Attempt.ExitCode);
+  if (R.Attempt.Kind == RemoteAttempt::Ran) {
+    std::string Output = fetchOutput(R.Out.Result, *R.A);
+    Ran = exitedAsReported(R.Attempt.ExitCode, readCrashReport(Output));
+    RemoteOutput = "remote command: " + remoteCommand(*R.A) + "\n" + Output;
+  }
   if (D.Step == RemoteStep::RunLocally) {
     Result = runLocally(R.List, R.Job);
     Result.Fallback = D.Fallback;
     Result.FallbackReason = std::move(R.Why);
     if (D.Fallback == FallbackKind::FailedRemotely) {
-      Result.FallbackReason =
-          describeExecution(ExecutionResult::exited(R.Attempt.ExitCode));
+      Result.FallbackReason = describeExecution(Ran);
       Result.RemoteOutput = std::move(RemoteOutput);
     }
     return Result;
@@ -468,7 +472,7 @@ ExecutionResult RemoteExecutor::Impl::finish(const RemoteDecision &D,
   assert(D.Step == RemoteStep::Fail && "not a decision to carry out");
   if (D.Exit == ExitKind::Exited) {
     ++Executed;
-    Result = ExecutionResult::exited(R.Attempt.ExitCode);
+    Result = std::move(Ran);
     Result.Output = std::move(RemoteOutput);
   } else {
     Result =

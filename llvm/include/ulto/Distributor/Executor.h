@@ -11,6 +11,7 @@
 #ifndef ULTO_DISTRIBUTOR_EXECUTOR_H
 #define ULTO_DISTRIBUTOR_EXECUTOR_H
 
+#include "ulto/Distributor/CrashReport.h"
 #include "ulto/Distributor/JobList.h"
 
 #include "llvm/ADT/StringRef.h"
@@ -75,6 +76,10 @@ struct ExecutionResult {
   bool started() const { return Kind != ExitKind::NotStarted; }
   bool succeeded() const { return Kind == ExitKind::Exited && Code == 0; }
 };
+
+/// How a job that exited with \p Code ended, in the words of clang's driver
+/// in its output \p Crash: a crash the driver caught is the signal it names.
+ExecutionResult exitedAsReported(int Code, const CrashReport &Crash);
 
 /// How \p R ended, as the end of "ThinLTO backend for 'm.o' ...": "exited
 /// with status 1", "crashed: Segmentation fault", "could not be started:
