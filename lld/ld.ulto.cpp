@@ -20,6 +20,7 @@
 #include "lld/Common/Driver.h"
 #include "ulto/Link/LTOPlan.h"
 #include "ulto/Link/LinkInputs.h"
+#include "ulto/Support/Message.h"
 #include "ulto/Support/Version.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Option/ArgList.h"
@@ -31,7 +32,6 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/TimeProfiler.h"
-#include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace llvm;
@@ -138,7 +138,7 @@ namespace dist {
 } // namespace dist
 
 void reportError(const Twine &Message) {
-  WithColor::error(errs(), "ld.ulto") << Message << "\n";
+  writeMessage(errs(), "ld.ulto", ulto::MessageKind::Error, Message);
 }
 
 // Takes ld.ulto's own options out of \p Args (lld does not know them) and

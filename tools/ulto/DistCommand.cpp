@@ -28,6 +28,7 @@
 #include "ulto/Remote/RemoteConfig.h"
 #include "ulto/Remote/RemoteExecutor.h"
 #include "ulto/Support/AtomicFile.h"
+#include "ulto/Support/Message.h"
 
 #include "clang/Basic/Stack.h"
 
@@ -44,7 +45,6 @@
 #include "llvm/Support/StringSaver.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/TimeProfiler.h"
-#include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace llvm;
@@ -334,8 +334,8 @@ Expected<SharedWork> openCache(const DistConfig &Config) {
   Expected<std::unique_ptr<BackendCache>> Cache =
       BackendCache::open(Config.CacheDir);
   if (!Cache) {
-    WithColor::warning(errs(), ToolName)
-        << toString(Cache.takeError()) << "; running without a cache\n";
+    writeMessage(errs(), ToolName, MessageKind::Warning,
+                 toString(Cache.takeError()) + "; running without a cache");
     return Shared;
   }
   Shared.Cache = std::move(*Cache);
@@ -356,8 +356,8 @@ Expected<SharedWork> openCache(const DistConfig &Config) {
     }
     Why = toString(Running.takeError());
   }
-  WithColor::warning(errs(), ToolName)
-      << "cannot write the cache: " << Why << "; this link only reads it\n";
+  writeMessage(errs(), ToolName, MessageKind::Warning,
+               "cannot write the cache: " + Why + "; this link only reads it");
   Shared.ReadOnly = true;
   return Shared;
 }
@@ -400,8 +400,9 @@ Expected<Executors> startExecutors(DistConfig &Config, const JobList &List,
         },
         Config.Workers);
     if (!Started) {
-      WithColor::warning(errs(), ToolName)
-          << toString(Started.takeError()) << "; starting a process per job\n";
+      writeMessage(errs(), ToolName, MessageKind::Warning,
+                   toString(Started.takeError()) +
+                       "; starting a process per job");
     } else {
       E.Server = std::move(*Started);
       // A worker answers --version as a clang-22 process does, without
@@ -427,9 +428,9 @@ Expected<Executors> startExecutors(DistConfig &Config, const JobList &List,
     if (Slots)
       E.Slots = std::move(*Slots);
     else
-      WithColor::warning(errs(), ToolName)
-          << toString(Slots.takeError())
-          << "; limiting the jobs of this link only\n";
+      writeMessage(errs(), ToolName, MessageKind::Warning,
+                   toString(Slots.takeError()) +
+                       "; limiting the jobs of this link only");
   }
   E.Local = std::make_unique<LocalExecutor>(E.Server.get(), E.Slots.get());
   if (Config.Executor != ExecutorKind::Remote)
@@ -447,8 +448,9 @@ Expected<Executors> startExecutors(DistConfig &Config, const JobList &List,
     Opts.Parallelism = Config.RemoteJobs;
     Opts.Jobserver = false;
   } else if (Fallback) {
-    WithColor::warning(errs(), ToolName)
-        << toString(Connected.takeError()) << "; running every job locally\n";
+    writeMessage(errs(), ToolName, MessageKind::Warning,
+                 toString(Connected.takeError()) +
+                     "; running every job locally");
   } else {
     return Connected.takeError();
   }
@@ -536,6 +538,7 @@ int ulto::distMain(ArrayRef<const char *> Args) {
   if (!Config->Quiet)
     errs() << (ToolName + ": " +
                Summary.format(Exec->chosen().name(), Exec->chosen().report()) +
-               "\n");
+               "\n")
+                  .str();
   return Ok ? 0 : 1;
 }

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Commands.h"
+#include "ulto/Support/Message.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringRef.h"
@@ -55,7 +56,7 @@ std::string commandList() {
 
 int ulto::reportErrors(StringRef Tool, Error Errors) {
   handleAllErrors(std::move(Errors), [&](const ErrorInfoBase &E) {
-    WithColor::error(errs(), Tool) << E.message() << "\n";
+    writeMessage(errs(), Tool, MessageKind::Error, E.message());
   });
   return 1;
 }

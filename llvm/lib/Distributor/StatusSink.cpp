@@ -1,12 +1,12 @@
 //===- StatusSink.cpp - Where a distributed link's messages go ------------===//
 
 #include "ulto/Distributor/StatusSink.h"
+#include "ulto/Support/Message.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
-#include "llvm/Support/WithColor.h"
 
 using namespace llvm;
 
@@ -26,28 +26,31 @@ void TerminalStatus::jobFailed(StringRef Module, StringRef What,
                                ArrayRef<std::string> Command,
                                StringRef Output) {
   clearProgress();
-  WithColor::error(OS, Tool)
-      << "ThinLTO backend for '" << Module << "' " << What << "\n";
-  if (!Command.empty()) {
-    OS << "  command:";
-    for (const std::string &Arg : Command) {
-      OS << ' ';
-      sys::printArg(OS, Arg, /*Quote=*/false);
+  writeMessage(OS, Tool, MessageKind::Error, [&](raw_ostream &Message) {
+    Message << "ThinLTO backend for '" << Module << "' " << What << "\n";
+    if (!Command.empty()) {
+      Message << "  command:";
+      for (const std::string &Arg : Command) {
+        Message << ' ';
+        sys::printArg(Message, Arg, /*Quote=*/false);
+      }
+      Message << "\n";
     }
-    OS << "\n";
-  }
-  if (!Output.empty()) {
-    OS << "  output:\n";
-    printIndented(OS, Output, "    ");
-  }
+    if (!Output.empty()) {
+      Message << "  output:\n";
+      printIndented(Message, Output, "    ");
+    }
+  });
 }
 
 void TerminalStatus::warning(StringRef Message) {
   clearProgress();
   auto [First, Rest] = Message.rtrim().split('\n');
-  WithColor::warning(OS, Tool) << First << "\n";
-  if (!Rest.empty())
-    printIndented(OS, Rest, "    ");
+  writeMessage(OS, Tool, MessageKind::Warning, [&](raw_ostream &Whole) {
+    Whole << First << "\n";
+    if (!Rest.empty())
+      printIndented(Whole, Rest, "    ");
+  });
 }
 
 void TerminalStatus::reproducers(ArrayRef<std::string> Files, unsigned Jobs) {
@@ -57,16 +60,17 @@ void TerminalStatus::reproducers(ArrayRef<std::string> Files, unsigned Jobs) {
   bool OneDirectory = all_of(Files, [&](StringRef File) {
     return sys::path::parent_path(File) == Directory;
   });
-  WithColor::note(OS, Tool)
-      << "clang's reproducers of " << Jobs
-      << (Jobs == 1 ? " failed job" : " failed jobs") << " are ";
-  if (OneDirectory)
-    OS << "in " << Directory << ":";
-  else
-    OS << "at:";
-  for (StringRef File : Files)
-    OS << ' ' << (OneDirectory ? sys::path::filename(File) : File);
-  OS << "\n";
+  writeMessage(OS, Tool, MessageKind::Note, [&](raw_ostream &Message) {
+    Message << "clang's reproducers of " << Jobs
+            << (Jobs == 1 ? " failed job" : " failed jobs") << " are ";
+    if (OneDirectory)
+      Message << "in " << Directory << ":";
+    else
+      Message << "at:";
+    for (StringRef File : Files)
+      Message << ' ' << (OneDirectory ? sys::path::filename(File) : File);
+    Message << "\n";
+  });
 }
 
 void TerminalStatus::jobStarted() {

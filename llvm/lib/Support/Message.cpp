@@ -1,0 +1,55 @@
+//===- Message.cpp - Diagnostics written whole ----------------------------===//
+
+#include "ulto/Support/Message.h"
+
+#include "llvm/Support/WithColor.h"
+
+using namespace llvm;
+
+namespace ulto {
+namespace {
+
+// A message being composed, which shows colours when its stream will, so
+// that WithColor writes it as it would write to that stream.
+class MessageBuffer final : public raw_string_ostream {
+public:
+  MessageBuffer(std::string &Text, bool Colors)
+      : raw_string_ostream(Text), Colors(Colors) {
+    enable_colors(Colors);
+  }
+  bool has_colors() const override { return Colors; }
+
+private:
+  bool Colors;
+};
+
+} // namespace
+
+void writeMessage(raw_ostream &OS, StringRef Tool, MessageKind Kind,
+                  function_ref<void(raw_ostream &)> Body) {
+  std::string Text;
+  MessageBuffer Message(Text, WithColor::defaultAutoDetectFunction()(OS));
+  switch (Kind) {
+  case MessageKind::Error:
+    WithColor::error(Message, Tool);
+    break;
+  case MessageKind::Warning:
+    WithColor::warning(Message, Tool);
+    break;
+  case MessageKind::Note:
+    WithColor::note(Message, Tool);
+    break;
+  }
+  Body(Message);
+  Message.flush();
+  OS << Text;
+  OS.flush();
+}
+
+void writeMessage(raw_ostream &OS, StringRef Tool, MessageKind Kind,
+                  const Twine &Text) {
+  writeMessage(OS, Tool, Kind,
+               [&](raw_ostream &Message) { Message << Text << "\n"; });
+}
+
+} // namespace ulto

@@ -1,0 +1,67 @@
+//===- MessageTest.cpp ----------------------------------------------------===//
+
+#include "ulto/Support/Message.h"
+#include "llvm/Support/WithColor.h"
+#include "gtest/gtest.h"
+
+#include <string>
+#include <vector>
+
+using namespace llvm;
+using namespace ulto;
+
+namespace {
+
+// An unbuffered stream that records each write it is given, as stderr's
+// write(2) calls, and may show colours as a terminal does.
+class Writes final : public raw_ostream {
+public:
+  explicit Writes(bool Colors) : raw_ostream(/*Unbuffered=*/true) {
+    enable_colors(Colors);
+  }
+  bool has_colors() const override { return colors_enabled(); }
+  std::vector<std::string> Calls;
+
+private:
+  void write_impl(const char *Ptr, size_t Size) override {
+    Calls.emplace_back(Ptr, Size);
+  }
+  uint64_t current_pos() const override { return 0; }
+};
+
+TEST(MessageTest, OneWritePerMessage) {
+  Writes OS(/*Colors=*/false);
+  writeMessage(OS, "ulto dist", MessageKind::Error, [](raw_ostream &M) {
+    M << "ThinLTO backend for 'a.o' exited with status 1\n";
+    M << "  command: clang -c a.o\n";
+    M << "  output:\n    error\n";
+  });
+  writeMessage(OS, "ulto dist", MessageKind::Warning, "cache read-only");
+  writeMessage(OS, "ulto dist", MessageKind::Note,
+               Twine("reproducers in ") + "/tmp");
+  ASSERT_EQ(OS.Calls.size(), 3u);
+  EXPECT_EQ(OS.Calls[0], "ulto dist: error: ThinLTO backend for 'a.o' exited "
+                         "with status 1\n  command: clang -c a.o\n  output:\n"
+                         "    error\n");
+  EXPECT_EQ(OS.Calls[1], "ulto dist: warning: cache read-only\n");
+  EXPECT_EQ(OS.Calls[2], "ulto dist: note: reproducers in /tmp\n");
+}
+
+// On a terminal the kind is coloured, as WithColor colours it there, and the
+// colour is reset before the text; still one write.
+TEST(MessageTest, ColouredAsWithColorWouldBe) {
+  Writes Terminal(/*Colors=*/true);
+  writeMessage(Terminal, "ulto dist", MessageKind::Warning, "text");
+  ASSERT_EQ(Terminal.Calls.size(), 1u);
+  std::string Expected;
+  {
+    Writes Direct(/*Colors=*/true);
+    WithColor::warning(Direct, "ulto dist") << "text\n";
+    for (const std::string &Call : Direct.Calls)
+      Expected += Call;
+  }
+  EXPECT_EQ(Terminal.Calls[0], Expected);
+  EXPECT_NE(Expected.find("\x1b["), std::string::npos);
+}
+
+} // namespace
