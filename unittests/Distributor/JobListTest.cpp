@@ -94,6 +94,28 @@ TEST(JobListTest, OutputsAreNeitherInputsNorShared) {
               "jobs.json: job 1's output 'b' is also an input");
 }
 
+// The job's command writes its output: the last -o names it, separate or
+// joined; without -o clang would write beside its input.
+TEST(JobListTest, CommandWritesTheOutput) {
+  auto Job = [](StringRef Args) {
+    return (R"({"common": {"linker_output": "x", "args": ["c", "-O2"]},
+                "jobs": [{"args": )" +
+            Args + R"(, "inputs": ["a", "s"], "outputs": ["a.native.o"]}]})")
+        .str();
+  };
+  EXPECT_EQ(
+      errorText(parseJobList(Job(R"(["a", "-o", "a.native.o"])"), "jobs.json")),
+      "");
+  EXPECT_EQ(
+      errorText(parseJobList(Job(R"(["-oa.native.o", "a"])"), "jobs.json")),
+      "");
+  for (StringRef Args :
+       {R"(["a"])", R"(["a", "-o"])", R"(["-o", "a.native.o", "-o", "b.o"])",
+        R"(["-o", "a.native.o", "-o"])"})
+    expectError(Job(Args), "jobs.json: job 1's command does not write its "
+                           "output 'a.native.o': its last -o must name it");
+}
+
 TEST(JobListTest, RefusesDeepNestingBeforeParsing) {
   // Deep enough to overflow the stack of a recursive parser.
   expectError(std::string(100000, '['),

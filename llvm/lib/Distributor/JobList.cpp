@@ -99,8 +99,23 @@ static std::string normalized(StringRef Path) {
   return std::string(P);
 }
 
+// Whether \p Command writes \p Output: its last -o names it. Without -o a
+// compiler writes beside its input (clang -c m.o would write m.o itself).
+static bool writesOutput(ArrayRef<std::string> Command, StringRef Output) {
+  for (size_t I = Command.size(); I-- > 1;) {
+    if (Command[I - 1] == "-o")
+      return Command[I] == Output;
+    if (Command[I] == "-o")
+      return false;
+    if (StringRef(Command[I]).starts_with("-o") &&
+        StringRef(Command[I]).drop_front(2) == Output)
+      return true;
+  }
+  return false;
+}
+
 // Outputs are files ulto dist may write and, on failure, remove: never an
-// input, never two jobs' at once.
+// input, never two jobs' at once, and what the job's command writes.
 static Error checkOutputNames(const JobList &List) {
   StringMap<size_t> Inputs, Outputs;
   for (StringRef Input : List.CommonInputs)
@@ -119,6 +134,11 @@ static Error checkOutputNames(const JobList &List) {
       return createStringError("job %zu's output '%s' is job %zu's output too",
                                I + 1, Output.str().c_str(), It->second);
   }
+  for (size_t I = 0; I != List.Jobs.size(); ++I)
+    if (!writesOutput(List.command(List.Jobs[I]), List.Jobs[I].output()))
+      return createStringError("job %zu's command does not write its output "
+                               "'%s': its last -o must name it",
+                               I + 1, List.Jobs[I].output().str().c_str());
   return Error::success();
 }
 
