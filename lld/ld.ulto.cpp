@@ -252,6 +252,7 @@ bool checkBitcodeInputs(const Options &Opts) {
     return false;
   }
   std::vector<std::string> Errors = ulto::checkUnified(*Inputs, *Opts.Mode);
+  llvm::append_range(Errors, ulto::checkSplitLTOUnitFlags(*Inputs));
   llvm::append_range(Errors, ulto::checkModuleIDs(*Inputs));
   for (const std::string &E : Errors)
     reportError(E);

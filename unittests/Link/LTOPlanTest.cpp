@@ -24,6 +24,7 @@ BitcodeInput split(StringRef Name, StringRef ID) {
   In.Name = Name.str();
   In.Unified = true;
   In.Split = true;
+  In.SplitLTOUnit = true;
   In.ModuleID = ID.str();
   return In;
 }
@@ -108,6 +109,36 @@ TEST(LTOPlanTest, CheckModuleIDsPairsEachRepeatWithTheFirst) {
                                       split("d.o", ".aa")};
   EXPECT_EQ(checkModuleIDs(Inputs), (Strings{sameID("a.o", "lib.a(c.o)", ".aa"),
                                              sameID("a.o", "d.o", ".aa")}));
+}
+
+std::string unsplitFlag(StringRef Name, StringRef Split) {
+  return (Name +
+          ": unified bitcode compiled with -fno-split-lto-unit does "
+          "not link with unified bitcode compiled without it (" +
+          Split + "): LTO needs one EnableSplitLTOUnit value; recompile " +
+          Name + " without -fno-split-lto-unit")
+      .str();
+}
+
+// clang-22 -funified-lto -fno-split-lto-unit among split unified bitcode:
+// LTO would stop on the EnableSplitLTOUnit module flag in every mode.
+TEST(LTOPlanTest, CheckSplitLTOUnitFlagsNamesEachUnsplitInput) {
+  BitcodeInput Unsplit = thinOnly("a.o");
+  BitcodeInput UnsplitToo = thinOnly("lib.a(b.o)");
+  // Compiled to split, but nothing to split: the flag still says split.
+  BitcodeInput Unsplittable = regular("c.o");
+  Unsplittable.SplitLTOUnit = true;
+  EXPECT_EQ(checkSplitLTOUnitFlags(
+                {Unsplit, split("m.o", ".1"), UnsplitToo, Unsplittable}),
+            (std::vector<std::string>{unsplitFlag("a.o", "m.o"),
+                                      unsplitFlag("lib.a(b.o)", "m.o")}));
+  // All alike, or not unified (lld's own rules): nothing to say.
+  EXPECT_TRUE(checkSplitLTOUnitFlags({Unsplit, UnsplitToo}).empty());
+  EXPECT_TRUE(
+      checkSplitLTOUnitFlags({split("m.o", ".1"), Unsplittable}).empty());
+  EXPECT_TRUE(checkSplitLTOUnitFlags(
+                  {thinOnly("x.o", /*Unified=*/false), split("m.o", ".1")})
+                  .empty());
 }
 
 TEST(LTOPlanTest, CheckModuleIDsDistinct) {
@@ -217,14 +248,18 @@ TEST_F(ReadBitcodeInputsTest, Kinds) {
   EXPECT_EQ(Inputs[0].ModuleID.size(), 33u);
   EXPECT_EQ(Inputs[0].ModuleID[0], '.');
 
+  EXPECT_TRUE(Inputs[0].SplitLTOUnit);
+
   EXPECT_EQ(Inputs[1].Name, "thin.o");
   EXPECT_TRUE(Inputs[1].Unified);
+  EXPECT_TRUE(Inputs[1].SplitLTOUnit);
   EXPECT_FALSE(Inputs[1].Split);
   EXPECT_TRUE(Inputs[1].ThinOnly);
   EXPECT_EQ(Inputs[1].ModuleID, "");
 
   EXPECT_FALSE(Inputs[2].Unified);
   EXPECT_TRUE(Inputs[2].ThinOnly);
+  EXPECT_FALSE(Inputs[2].SplitLTOUnit);
 
   // clang-22 -funified-lto on a file of internal definitions.
   EXPECT_TRUE(Inputs[3].Unified);

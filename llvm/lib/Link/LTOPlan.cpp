@@ -75,6 +75,7 @@ static Expected<BitcodeInput> readBitcodeInput(const LoadedFile &File) {
     if (!Info)
       return Info.takeError();
     In.Unified &= Info->UnifiedLTO;
+    In.SplitLTOUnit |= Info->HasSummary && Info->EnableSplitLTOUnit;
     Thin.push_back(Info->IsThinLTO);
   }
   In.Split = Thin.size() == 2 && Thin[0] && !Thin[1];
@@ -121,6 +122,25 @@ std::vector<std::string> checkUnified(const std::vector<BitcodeInput> &Inputs,
           "{0}: bitcode is not unified LTO, and --lto={1} links only unified "
           "bitcode; recompile {0} with -flto -funified-lto",
           In.Name, toString(Mode)));
+  return Errors;
+}
+
+std::vector<std::string>
+checkSplitLTOUnitFlags(const std::vector<BitcodeInput> &Inputs) {
+  std::vector<std::string> Errors;
+  const BitcodeInput *Split = nullptr;
+  for (const BitcodeInput &In : Inputs)
+    if (In.Unified && In.SplitLTOUnit && !Split)
+      Split = &In;
+  if (!Split)
+    return Errors;
+  for (const BitcodeInput &In : Inputs)
+    if (In.Unified && !In.SplitLTOUnit)
+      Errors.push_back(formatv(
+          "{0}: unified bitcode compiled with -fno-split-lto-unit does not "
+          "link with unified bitcode compiled without it ({1}): LTO needs one "
+          "EnableSplitLTOUnit value; recompile {0} without -fno-split-lto-unit",
+          In.Name, Split->Name));
   return Errors;
 }
 

@@ -31,6 +31,9 @@ struct BitcodeInput {
   bool Split = false;    ///< Has a ThinLTO half and a regular half.
   bool ThinOnly = false; ///< One ThinLTO module.
   std::string ModuleID;  ///< For split files: the ID the split used.
+  /// The summary's EnableSplitLTOUnit flag: compiled without
+  /// -fno-split-lto-unit, whether or not the module could be split.
+  bool SplitLTOUnit = false;
 };
 
 /// Reads the facts of every bitcode file in Files.
@@ -46,6 +49,12 @@ std::vector<std::string> checkUnified(const std::vector<BitcodeInput> &Inputs,
 /// merge their internal type IDs and promoted symbols.
 std::vector<std::string>
 checkModuleIDs(const std::vector<BitcodeInput> &Inputs);
+
+/// One message per unified input compiled with -fno-split-lto-unit when
+/// other unified inputs were compiled without it: LTO refuses to link the
+/// two EnableSplitLTOUnit values, in every mode, with LLVM's own words.
+std::vector<std::string>
+checkSplitLTOUnitFlags(const std::vector<BitcodeInput> &Inputs);
 
 /// The line --verbose and --save-temps print: the mode LTO will run in, how
 /// many modules go thin and how many regular, and why.
