@@ -68,6 +68,9 @@ struct Options {
   bool HasRemoteCompiler = false;
   /// --threads=N; 0: not given, or not a number (lld reports it).
   unsigned Threads = 0;
+  /// --lto-if-unified=: the mode the compiler driver was asked for
+  /// (-flto=full), for bitcode that is unified; lld's own rules otherwise.
+  std::optional<ulto::LTOMode> IfUnified;
 };
 
 // The one function that maps ld.lld's options onto ulto's view of the link.
@@ -158,6 +161,26 @@ std::vector<std::string> takeDistOptions(SmallVectorImpl<const char *> &Args) {
   return DistOptions;
 }
 
+// Takes --lto-if-unified=thin|full out of \p Args (lld does not know it);
+// false after reporting a bad value.
+bool takeLTOIfUnified(SmallVectorImpl<const char *> &Args,
+                      std::optional<ulto::LTOMode> &IfUnified) {
+  bool Ok = true;
+  llvm::erase_if(Args, [&](const char *A) {
+    StringRef Value(A);
+    if (!Value.consume_front("--lto-if-unified="))
+      return false;
+    IfUnified = ulto::parseLTOMode(Value);
+    if (IfUnified != ulto::LTOMode::Thin && IfUnified != ulto::LTOMode::Full) {
+      reportError("unknown --lto-if-unified= value '" + Value +
+                  "': expected thin or full");
+      Ok = false;
+    }
+    return true;
+  });
+  return Ok;
+}
+
 // The option as the user typed it.
 std::string asTyped(StringRef DistOption) {
   if (DistOption == "--no-cache")
@@ -226,8 +249,15 @@ distributedLinkArgs(const char *Argv0, const Options &Opts,
   return Args;
 }
 
-// Checks the bitcode the link loads; false after reporting errors.
-bool checkBitcodeInputs(const Options &Opts) {
+// Whether every bitcode input is unified, and there is one.
+bool allUnified(const std::vector<ulto::BitcodeInput> &Inputs) {
+  return !Inputs.empty() &&
+         llvm::all_of(Inputs, [](const auto &In) { return In.Unified; });
+}
+
+// Checks the bitcode the link loads, and applies --lto-if-unified= when it
+// is unified and no --lto= was given; false after reporting errors.
+bool checkBitcodeInputs(Options &Opts) {
   TimeTraceScope Scope("ld.ulto checks");
   // The checks read the inputs in lld's threads, as lld will set them: the
   // threads start on their first use, which is ours.
@@ -251,6 +281,11 @@ bool checkBitcodeInputs(const Options &Opts) {
     reportError(toString(Inputs.takeError()));
     return false;
   }
+  if (Opts.IfUnified && Opts.Mode == ulto::LTOMode::Default &&
+      allUnified(*Inputs))
+    Opts.Mode = Opts.IfUnified;
+  else
+    Opts.IfUnified.reset();
   std::vector<std::string> Errors = ulto::checkUnified(*Inputs, *Opts.Mode);
   llvm::append_range(Errors, ulto::checkSplitLTOUnitFlags(*Inputs));
   llvm::append_range(Errors, ulto::checkModuleIDs(*Inputs));
@@ -289,7 +324,11 @@ bool runDescribingItself(ArrayRef<const char *> LLDArgs, raw_ostream &Stdout,
               "  --dist-<option>         Pass --<option> to ulto dist, e.g. "
               "--dist-jobs=8 (see ulto dist --help)\n"
               "  --no-dist-cache         Run every backend job; neither read "
-              "nor fill the cache\n";
+              "nor fill the cache\n"
+              "ULTO OPTIONS:\n"
+              "  --lto-if-unified=[full,thin]\n"
+              "                          Without --lto=, the LTO mode when "
+              "every bitcode input is unified\n";
     return Ok;
   }
   Stdout << Text;
@@ -314,7 +353,11 @@ bool linkELF(ArrayRef<const char *> Argv, raw_ostream &Stdout,
 
   // What the link loads and how it wants LTO done.
   std::vector<std::string> DistOptions = takeDistOptions(Args);
+  std::optional<ulto::LTOMode> IfUnified;
+  if (!takeLTOIfUnified(Args, IfUnified))
+    return false;
   Options Opts = readOptions(Args);
+  Opts.IfUnified = IfUnified;
   bool Distributed = Opts.Mode == ulto::LTOMode::Distributed;
   if (!DistOptions.empty() && !Distributed) {
     reportError("--dist-* options need --lto=distributed");
@@ -341,6 +384,11 @@ bool linkELF(ArrayRef<const char *> Argv, raw_ostream &Stdout,
   SmallVector<const char *, 256> LLDArgs = {Argv[0]};
   const size_t FirstLinkArg = LLDArgs.size();
   LLDArgs.append(Args.begin(), Args.end());
+  std::string IfUnifiedMode;
+  if (Opts.IfUnified) {
+    IfUnifiedMode = ("--lto=" + ulto::toString(*Opts.IfUnified)).str();
+    LLDArgs.push_back(IfUnifiedMode.c_str());
+  }
   std::vector<std::string> DistArgs;
   if (Distributed) {
     DistArgs = distributedLinkArgs(Argv[0], Opts, DistOptions);

@@ -300,8 +300,9 @@ static bool linkerModeGiven(const InputArgList &List) {
 // An LTO link for a target ld.ulto serves uses ld.ulto (next to ulto-clang)
 // unless the user chose a linker, and tells ld.ulto or lld the LTO mode the
 // -flto= flag names; clang passes none, so unified bitcode would always link
-// as ThinLTO. The mode is passed for -funified-lto links only: other bitcode
-// had its mode fixed when it was compiled.
+// as ThinLTO. A -funified-lto link gets --lto=; any other link with ld.ulto
+// gets --lto-if-unified=, which ld.ulto applies if its bitcode is unified:
+// other bitcode had its mode fixed when it was compiled.
 static void chooseLinkTimeLTO(const Driver &D, const InputArgList &List,
                               const UltoDriverOptions &Opts,
                               SmallVectorImpl<const char *> &Args,
@@ -315,8 +316,7 @@ static void chooseLinkTimeLTO(const Driver &D, const InputArgList &List,
   }
   bool Unified = List.hasFlag(options::OPT_funified_lto,
                               options::OPT_fno_unified_lto, false);
-  if ((Linker != "ulto" && Linker != "lld") ||
-      (!Unified && !Opts.Distributed) || linkerModeGiven(List))
+  if ((Linker != "ulto" && Linker != "lld") || linkerModeGiven(List))
     return;
   const Arg *LTO = List.getLastArg(options::OPT_flto, options::OPT_flto_EQ);
   StringRef Mode = LTO->getOption().matches(options::OPT_flto)
@@ -324,8 +324,15 @@ static void chooseLinkTimeLTO(const Driver &D, const InputArgList &List,
                        : StringRef(LTO->getValue());
   if (Opts.Distributed)
     Mode = "distributed";
-  if (Mode == "thin" || Mode == "full" || Mode == "distributed")
+  if (Mode != "thin" && Mode != "full" && Mode != "distributed")
+    return;
+  if (Unified || Opts.Distributed)
     Args.push_back(Saver.save("-Wl,--lto=" + Mode).data());
+  // Without -funified-lto here, the objects may be unified or not: ld.ulto
+  // applies the mode to unified bitcode only, and other bitcode keeps the
+  // mode it was compiled for, as with lld.
+  else if (Linker == "ulto")
+    Args.push_back(Saver.save("-Wl,--lto-if-unified=" + Mode).data());
 }
 
 // Whether a cc1 job compiles for a target ulto serves (its -triple); ulto's
