@@ -116,6 +116,24 @@ TEST(JobListTest, CommandWritesTheOutput) {
                            "output 'a.native.o': its last -o must name it");
 }
 
+// LLVM 22 corrupts such module paths in the index shards: said up front.
+TEST(JobListTest, ModulePathsAreASCII) {
+  auto List = [](StringRef Module, StringRef Import) {
+    return (R"({"common": {"linker_output": "x", "args": ["c"]},
+                "jobs": [{"args": ["-o", "o"], "inputs": [")" +
+            Module + R"(", "s", ")" + Import + R"("], "outputs": ["o"]}]})")
+        .str();
+  };
+  EXPECT_EQ(errorText(parseJobList(List("m.o", "a.o"), "jobs.json")), "");
+  for (auto [Module, Import] :
+       {std::pair("m.o", "\u00e9.o"), std::pair("\u00e9.o", "a.o")})
+    expectError(List(Module, Import),
+                "jobs.json: module '\xc3\xa9.o' has a path that is not "
+                "ASCII: LLVM 22 writes it corrupted into the index shards, and "
+                "no backend could load it; rename the file, or link with "
+                "--lto=thin");
+}
+
 TEST(JobListTest, RefusesDeepNestingBeforeParsing) {
   // Deep enough to overflow the stack of a recursive parser.
   expectError(std::string(100000, '['),

@@ -3,6 +3,7 @@
 #include "ulto/Distributor/JobList.h"
 
 #include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/Twine.h"
 #include "llvm/BinaryFormat/Magic.h"
@@ -142,6 +143,26 @@ static Error checkOutputNames(const JobList &List) {
   return Error::success();
 }
 
+// LLVM 22 writes a module path with a byte above 127 into the index shards
+// corrupted (that byte and those after it), so the job's backend cannot find
+// its modules ("Error loading imported file ..."): said before any job runs,
+// naming the file.
+static Error checkModulePaths(const JobList &List) {
+  for (size_t I = 0; I != List.Jobs.size(); ++I) {
+    const BackendJob &Job = List.Jobs[I];
+    SmallVector<StringRef, 8> Modules = {Job.module()};
+    llvm::append_range(Modules, Job.imports());
+    for (StringRef Module : Modules)
+      if (!isASCII(Module))
+        return createStringError(
+            "module '%s' has a path that is not ASCII: LLVM 22 writes it "
+            "corrupted into the index shards, and no backend could load it; "
+            "rename the file, or link with --lto=thin",
+            Module.str().c_str());
+  }
+  return Error::success();
+}
+
 Expected<JobList> parseJobList(StringRef JSON, StringRef Name) {
   if (nestsTooDeep(JSON))
     return createStringError("%s: not a DTLTO job list: nested more than %u "
@@ -164,9 +185,10 @@ Expected<JobList> parseJobList(StringRef JSON, StringRef Name) {
     return createStringError("%s: not a DTLTO job list: common.args names "
                              "no compiler",
                              Name.str().c_str());
-  if (Error E = checkOutputNames(List))
-    return createStringError("%s: %s", Name.str().c_str(),
-                             toString(std::move(E)).c_str());
+  for (auto Check : {checkOutputNames, checkModulePaths})
+    if (Error E = Check(List))
+      return createStringError("%s: %s", Name.str().c_str(),
+                               toString(std::move(E)).c_str());
   return List;
 }
 
