@@ -399,25 +399,12 @@ Expected<Executors> startExecutors(DistConfig &Config, const JobList &List,
           return Code;
         },
         Config.Workers);
-    if (!Started) {
+    if (Started)
+      E.Server = std::move(*Started);
+    else
       writeMessage(errs(), ToolName, MessageKind::Warning,
                    toString(Started.takeError()) +
                        "; starting a process per job");
-    } else {
-      E.Server = std::move(*Started);
-      // A worker answers --version as a clang-22 process does, without
-      // starting one.
-      ForkServer *Server = E.Server.get();
-      Opts.AskVersion = [Server](const std::string &Compiler,
-                                 StringRef OutputFile) -> Error {
-        ForkServer::Status S = Server->run({Compiler, "--version"}, OutputFile);
-        if (S.Kind == ForkServer::Status::Exited && S.Code == 0)
-          return Error::success();
-        return createStringError("cannot run '%s --version' in the fork "
-                                 "server",
-                                 Compiler.c_str());
-      };
-    }
   }
   // One limit for the local jobs of every link on the machine, unless make
   // passed a jobserver down; opened after the fork, which must not inherit
@@ -433,6 +420,7 @@ Expected<Executors> startExecutors(DistConfig &Config, const JobList &List,
                        "; limiting the jobs of this link only");
   }
   E.Local = std::make_unique<LocalExecutor>(E.Server.get(), E.Slots.get());
+  Opts.AskVersion = E.Local->versionProbe();
   if (Config.Executor != ExecutorKind::Remote)
     return E;
 

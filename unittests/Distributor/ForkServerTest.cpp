@@ -143,6 +143,18 @@ std::vector<std::string> processes(ForkServer &Server,
   return Processes;
 }
 
+// The processes that ran \p Jobs, one after another, on a server started
+// with \p Opts.
+std::vector<std::string> processesWith(const ForkServer::Options &Opts,
+                                       ArrayRef<std::string> Jobs) {
+  Expected<std::unique_ptr<ForkServer>> Server =
+      ForkServer::start(printsProcess, Opts);
+  EXPECT_EQ(errorText(Server), "");
+  if (!Server)
+    return std::vector<std::string>(Jobs.size());
+  return processes(**Server, Jobs);
+}
+
 // Jobs run one after another in one worker, as long as they succeed.
 TEST(ForkServerTest, JobsShareAWorker) {
   Expected<std::unique_ptr<ForkServer>> Server =
@@ -180,10 +192,7 @@ TEST(ForkServerTest, AFailedJobRetiresItsWorker) {
 TEST(ForkServerTest, AWorkerRetiresAfterItsJobs) {
   ForkServer::Options Opts;
   Opts.JobsPerWorker = 2;
-  Expected<std::unique_ptr<ForkServer>> Server =
-      ForkServer::start(printsProcess, Opts);
-  ASSERT_EQ(errorText(Server), "");
-  std::vector<std::string> P = processes(**Server, {"a", "b", "c", "d", "e"});
+  std::vector<std::string> P = processesWith(Opts, {"a", "b", "c", "d", "e"});
   EXPECT_EQ(P[1], P[0]);
   EXPECT_NE(P[2], P[1]);
   EXPECT_EQ(P[3], P[2]);
@@ -193,20 +202,14 @@ TEST(ForkServerTest, AWorkerRetiresAfterItsJobs) {
 TEST(ForkServerTest, OneJobPerWorker) {
   ForkServer::Options Opts;
   Opts.JobsPerWorker = 1;
-  Expected<std::unique_ptr<ForkServer>> Server =
-      ForkServer::start(printsProcess, Opts);
-  ASSERT_EQ(errorText(Server), "");
-  std::vector<std::string> P = processes(**Server, {"a", "b"});
+  std::vector<std::string> P = processesWith(Opts, {"a", "b"});
   EXPECT_NE(P[1], P[0]);
 }
 
 TEST(ForkServerTest, AWorkerRetiresAtItsMemoryLimit) {
   ForkServer::Options Opts;
   Opts.WorkerMemory = 1;
-  Expected<std::unique_ptr<ForkServer>> Server =
-      ForkServer::start(printsProcess, Opts);
-  ASSERT_EQ(errorText(Server), "");
-  std::vector<std::string> P = processes(**Server, {"a", "b"});
+  std::vector<std::string> P = processesWith(Opts, {"a", "b"});
   EXPECT_NE(P[1], P[0]);
 }
 
@@ -217,11 +220,8 @@ TEST(ForkServerTest, JobsThatChangeStateRunAlone) {
   Opts.MayShareWorker = [](ArrayRef<const char *> Argv) {
     return StringRef(Argv.back()) != "stateful";
   };
-  Expected<std::unique_ptr<ForkServer>> Server =
-      ForkServer::start(printsProcess, Opts);
-  ASSERT_EQ(errorText(Server), "");
   std::vector<std::string> P =
-      processes(**Server, {"a", "stateful", "b", "stateful"});
+      processesWith(Opts, {"a", "stateful", "b", "stateful"});
   EXPECT_NE(P[1], P[0]);
   EXPECT_EQ(P[2], P[0]);
   EXPECT_NE(P[3], P[1]);

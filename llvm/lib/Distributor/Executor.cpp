@@ -86,6 +86,19 @@ static ExecutionResult fromForkServer(ForkServer::Status S) {
   llvm_unreachable("unknown fork server status");
 }
 
+VersionProbe LocalExecutor::versionProbe() const {
+  if (!Server)
+    return processVersionProbe();
+  return [Server = Server](const std::string &Compiler,
+                           StringRef OutputFile) -> Error {
+    ForkServer::Status S = Server->run({Compiler, "--version"}, OutputFile);
+    if (S.Kind == ForkServer::Status::Exited && S.Code == 0)
+      return Error::success();
+    return createStringError("cannot run '%s --version' in the fork server",
+                             Compiler.c_str());
+  };
+}
+
 ExecutionResult LocalExecutor::run(const JobList &List, const BackendJob &Job) {
   // stdout and stderr go to one file, shown if the job fails.
   SmallString<128> OutputFile;

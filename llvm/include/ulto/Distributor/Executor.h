@@ -11,6 +11,7 @@
 #ifndef ULTO_DISTRIBUTOR_EXECUTOR_H
 #define ULTO_DISTRIBUTOR_EXECUTOR_H
 
+#include "ulto/Distributor/CacheKey.h"
 #include "ulto/Distributor/CrashReport.h"
 #include "ulto/Distributor/JobList.h"
 
@@ -119,6 +120,10 @@ public:
       : Server(Server), Slots(Slots) {}
   std::string name() const override { return "local"; }
   ExecutionResult run(const JobList &List, const BackendJob &Job) override;
+  /// Asks the jobs' compiler for --version where its jobs run: a worker of
+  /// the fork server answers as a clang-22 process does, without starting
+  /// one.
+  VersionProbe versionProbe() const;
 
 private:
   ForkServer *Server;
