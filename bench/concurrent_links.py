@@ -401,6 +401,8 @@ class BackendSampler(threading.Thread):
                 grandparent = procs.get(parent[1])
                 if grandparent is not None and grandparent[0] in LINKER_COMMS:
                     continue  # pid is the fork server, its parent ulto dist
+                if state not in (b"R", b"D"):
+                    continue  # an idle worker, waiting for its next job
             elif comm.startswith(b"clang"):
                 try:
                     with open(f"/proc/{pid}/cmdline", "rb") as f:
