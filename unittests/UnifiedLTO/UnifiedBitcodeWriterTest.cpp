@@ -33,7 +33,8 @@ struct Written {
   std::vector<BitcodeModule> Modules;
 };
 
-Written write(StringRef IR, bool AssignID) {
+Written write(StringRef IR, bool AssignID,
+              UnifiedLayout Layout = UnifiedLayout::SplitIfTyped) {
   // The writer reads module-level asm symbols through the target's MC layer.
   InitializeAllTargetInfos();
   InitializeAllTargetMCs();
@@ -46,7 +47,7 @@ Written write(StringRef IR, bool AssignID) {
     assignSourceFileIdentifier(*M, {"a.cpp", "a.o"});
   Written W;
   raw_svector_ostream OS(W.Bytes);
-  writeUnifiedBitcode(*M, OS, nullptr, false);
+  writeUnifiedBitcode(*M, OS, nullptr, false, Layout);
   Expected<std::vector<BitcodeModule>> Mods =
       getBitcodeModuleList(MemoryBufferRef(W.Bytes, "a.o"));
   EXPECT_TRUE(bool(Mods));
@@ -78,6 +79,33 @@ TEST(UnifiedBitcodeWriterTest, WithoutIDLLVMDoesNotSplit) {
   ASSERT_TRUE(bool(Info));
   EXPECT_FALSE(Info->IsThinLTO);
   EXPECT_TRUE(Info->UnifiedLTO);
+}
+
+// A function with cfi-icall types only: split by LLVM's writer, one ThinLTO
+// module with OneThinModule.
+constexpr const char *TypedFunction = R"(
+target triple = "x86_64-pc-linux-gnu"
+define i32 @twice(i32 %x) !type !0 {
+  %y = shl i32 %x, 1
+  ret i32 %y
+}
+!0 = !{i64 0, !"_ZTSFiiE"}
+)";
+
+TEST(UnifiedBitcodeWriterTest, OneThinModuleLayout) {
+  EXPECT_EQ(write(TypedFunction, true).Modules.size(), 2u);
+  Written W = write(TypedFunction, true, UnifiedLayout::OneThinModule);
+  ASSERT_EQ(W.Modules.size(), 1u);
+  Expected<BitcodeLTOInfo> Info = W.Modules[0].getLTOInfo();
+  ASSERT_TRUE(bool(Info));
+  EXPECT_TRUE(Info->IsThinLTO);
+  EXPECT_TRUE(Info->HasSummary);
+  EXPECT_TRUE(Info->UnifiedLTO);
+  EXPECT_TRUE(Info->EnableSplitLTOUnit);
+  LLVMContext Ctx;
+  Expected<std::unique_ptr<Module>> M = W.Modules[0].parseModule(Ctx);
+  ASSERT_TRUE(bool(M));
+  EXPECT_TRUE((*M)->getFunction("twice")->hasMetadata(LLVMContext::MD_type));
 }
 
 TEST(UnifiedBitcodeWriterTest, ModuleFlags) {

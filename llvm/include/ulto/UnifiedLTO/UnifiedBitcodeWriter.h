@@ -4,7 +4,7 @@
 // carries the module flags UnifiedLTO=1 and EnableSplitLTOUnit=1 and is
 // written by LLVM's ThinLTOBitcodeWriterPass: a ThinLTO half with a summary
 // and, for modules with type metadata, a regular-LTO half for CFI and
-// whole-program devirtualisation.
+// whole-program devirtualisation (or, on request, as one ThinLTO module).
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,11 +28,25 @@ void writeThinLTOBitcode(llvm::Module &M, llvm::raw_ostream &OS,
                          llvm::raw_ostream *ThinLinkOS,
                          bool PreserveUseListOrder);
 
-/// Marks M (see above) and writes it through ThinLTOBitcodeWriterPass to OS,
-/// and the thin-link-only bitcode to ThinLinkOS if given.
+/// How unified bitcode is laid out.
+enum class UnifiedLayout {
+  /// ThinLTOBitcodeWriterPass decides: a module with type metadata is split
+  /// into a ThinLTO half and a regular-LTO half.
+  SplitIfTyped,
+  /// One ThinLTO module with its summary, whatever type metadata it has: for
+  /// modules whose only type metadata are the cfi-icall types ulto gives
+  /// every function (IndirectCallTypes.h). Full LTO reads them from the
+  /// definitions; a regular-LTO half would only add an object to every
+  /// ThinLTO link, and CFI entries that ThinLTO finds without it.
+  OneThinModule,
+};
+
+/// Marks M (see above) and writes it to OS, and the thin-link-only bitcode
+/// to ThinLinkOS if given, laid out as \p Layout says.
 void writeUnifiedBitcode(llvm::Module &M, llvm::raw_ostream &OS,
                          llvm::raw_ostream *ThinLinkOS,
-                         bool PreserveUseListOrder);
+                         bool PreserveUseListOrder,
+                         UnifiedLayout Layout = UnifiedLayout::SplitIfTyped);
 
 } // namespace ulto
 
