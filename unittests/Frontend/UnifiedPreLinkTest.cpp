@@ -5,6 +5,7 @@
 #include "clang/Frontend/CompilerInvocation.h"
 #include "clang/Frontend/TextDiagnosticBuffer.h"
 #include "llvm/Bitcode/BitcodeReader.h"
+#include "llvm/IR/Module.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -107,6 +108,38 @@ TEST_F(UnifiedPreLinkTest, BothPipelinesWork) {
   ASSERT_FALSE(sys::fs::file_size(Output, FullSize));
   EXPECT_GT(ThinSize, 0u);
   EXPECT_GT(FullSize, 0u);
+}
+
+// A C function gets the types of -fsanitize=cfi-icall, and the module stays
+// one ThinLTO module; without the option it has none.
+TEST_F(UnifiedPreLinkTest, IndirectCallTypesKeepOneThinModule) {
+  {
+    std::error_code EC;
+    raw_fd_ostream(Input, EC) << "int twice(int x) { return 2 * x; }\n";
+    ASSERT_FALSE(EC);
+  }
+  for (bool Types : {true, false}) {
+    UnifiedPreLinkOptions Options;
+    Options.IndirectCallTypes = Types;
+    ASSERT_TRUE(runUnifiedPreLink(*compiler({"-x", "c"}), Options));
+    ErrorOr<std::unique_ptr<MemoryBuffer>> Bytes =
+        MemoryBuffer::getFile(Output);
+    ASSERT_TRUE(bool(Bytes));
+    Expected<std::vector<BitcodeModule>> Modules =
+        getBitcodeModuleList((*Bytes)->getMemBufferRef());
+    ASSERT_TRUE(bool(Modules));
+    ASSERT_EQ(Modules->size(), 1u);
+    LLVMContext Ctx;
+    Expected<std::unique_ptr<llvm::Module>> M = (*Modules)[0].parseModule(Ctx);
+    ASSERT_TRUE(bool(M));
+    SmallVector<MDNode *, 2> MDs;
+    (*M)->getFunction("twice")->getMetadata(LLVMContext::MD_type, MDs);
+    EXPECT_EQ(MDs.size(), Types ? 2u : 0u);
+    Expected<BitcodeLTOInfo> Info = (*Modules)[0].getLTOInfo();
+    ASSERT_TRUE(bool(Info));
+    EXPECT_TRUE(Info->IsThinLTO);
+    EXPECT_TRUE(Info->EnableSplitLTOUnit);
+  }
 }
 
 TEST_F(UnifiedPreLinkTest, UnwritableOutputIsAnError) {

@@ -93,6 +93,8 @@ bool takeUltoCC1Options(ArrayRef<const char *> Argv,
         return false;
       }
       Options.Pipeline = *P;
+    } else if (A == IndirectCallTypesOption || A == NoIndirectCallTypesOption) {
+      Options.IndirectCallTypes = A == IndirectCallTypesOption;
     } else {
       ClangArgs.push_back(Arg);
     }

@@ -6,7 +6,9 @@
 // library so that ulto dist can run clang-22's backend jobs in-process too.
 // What it adds:
 //   -funified-lto   ulto's own unified pre-link (see UnifiedPreLink.h),
-//   -funified-lto-pipeline=full|thin   which pre-link pipeline runs.
+//   -funified-lto-pipeline=full|thin   which pre-link pipeline runs,
+//   -fno-unified-lto-icall-types   no cfi-icall types on every function
+//                                  (IndirectCallTypes.h).
 // Every compile without those behaves, and writes bytes, as clang-22's. For
 // LTO links it picks ld.ulto and the LTO mode, on the targets ulto serves
 // (ServedTargets.h) where clang links with a GNU-style ELF linker; on every
@@ -114,8 +116,9 @@ static ParsedClangName parseProgramName(StringRef Argv0) {
 
 // ulto's driver options, as taken off the command line.
 struct UltoDriverOptions {
-  std::vector<std::string> Pipeline; ///< -funified-lto-pipeline=, as written.
-  bool Distributed = false;          ///< -flto=distributed was given.
+  /// -funified-lto-pipeline= and -f[no-]unified-lto-icall-types, as written.
+  std::vector<std::string> PreLink;
+  bool Distributed = false; ///< -flto=distributed was given.
 };
 
 // Takes ulto's driver options off the command line, where clang would reject
@@ -125,9 +128,12 @@ static UltoDriverOptions
 takeUltoDriverOptions(SmallVectorImpl<const char *> &Args) {
   UltoDriverOptions Opts;
   llvm::erase_if(Args, [&](const char *Arg) {
-    if (!Arg || !StringRef(Arg).starts_with(ulto::UnifiedPipelineOption))
+    StringRef A = Arg ? StringRef(Arg) : StringRef();
+    if (!A.starts_with(ulto::UnifiedPipelineOption) &&
+        A != ulto::IndirectCallTypesOption &&
+        A != ulto::NoIndirectCallTypesOption)
       return false;
-    Opts.Pipeline.push_back(Arg);
+    Opts.PreLink.push_back(Arg);
     return true;
   });
   bool UnifiedGiven = false;
@@ -350,7 +356,13 @@ static bool isForServedTarget(ArrayRef<const char *> CC1Args) {
 static void applyUltoOptions(Compilation &C, const Driver &D,
                              ArrayRef<std::string> Taken) {
   ulto::UnifiedPipeline Pipeline = ulto::UnifiedPipeline::Full;
+  bool IndirectCallTypes = true;
   for (StringRef Arg : Taken) {
+    if (Arg == ulto::IndirectCallTypesOption ||
+        Arg == ulto::NoIndirectCallTypesOption) {
+      IndirectCallTypes = Arg == ulto::IndirectCallTypesOption;
+      continue;
+    }
     StringRef Value = Arg.substr(ulto::UnifiedPipelineOption.size());
     std::optional<ulto::UnifiedPipeline> P = ulto::parseUnifiedPipeline(Value);
     if (!P) {
@@ -373,6 +385,8 @@ static void applyUltoOptions(Compilation &C, const Driver &D,
     if (Pipeline == ulto::UnifiedPipeline::Thin)
       JobArgs.push_back(C.getArgs().MakeArgString(
           Twine(ulto::UnifiedPipelineOption) + "thin"));
+    if (!IndirectCallTypes)
+      JobArgs.push_back(ulto::NoIndirectCallTypesOption.data());
     // A temporary object's random name must not reach the module ID.
     auto IsTemporary = [&](const std::string &Out) {
       return llvm::any_of(C.getTempFiles(),
@@ -401,7 +415,10 @@ static void describeUlto(const InputArgList &Args) {
               "link with ld.ulto --lto=distributed\n"
               "  -funified-lto-pipeline=full|thin\n"
               "                          The pre-link pipeline of "
-              "-funified-lto (default: full)\n";
+              "-funified-lto (default: full)\n"
+              "  -fno-unified-lto-icall-types\n"
+              "                          No -fsanitize=cfi-icall types on the "
+              "functions of -funified-lto bitcode\n";
   if (Args.hasArg(options::OPT__version))
     outs() << "ulto-clang: ulto " ULTO_VERSION "\n";
 }
@@ -527,7 +544,7 @@ int ulto::runClangDriver(ArrayRef<const char *> Argv, StringRef ExecutablePath,
 
   // The jobs, with ulto's options handed to the compile jobs.
   std::unique_ptr<Compilation> C(TheDriver.BuildCompilation(Args));
-  applyUltoOptions(*C, TheDriver, UltoOptions.Pipeline);
+  applyUltoOptions(*C, TheDriver, UltoOptions.PreLink);
 
   // Run them; report and reproduce failures as clang does.
   int Res = 1;

@@ -9,7 +9,9 @@
 //      clang's backend setup (sanitizers, PGO, target options) applies;
 //   2. sets the "Unique Source File Identifier" flag at the start of that
 //      pipeline from the translation unit's paths and IR fingerprint;
-//   3. writes the optimised module as unified split-LTO-unit bitcode.
+//   3. gives every function the types of -fsanitize=cfi-icall, at the same
+//      point (IndirectCallTypes.h);
+//   4. writes the optimised module as unified split-LTO-unit bitcode.
 // Rejected: post-processing clang's bitcode (a second parse and the wrong
 // pipeline), and -funique-source-file-names (one source compiled twice
 // collides).
@@ -17,6 +19,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ulto/Frontend/UnifiedPreLink.h"
+#include "ulto/Frontend/IndirectCallTypes.h"
 #include "ulto/Frontend/ServedTargets.h"
 #include "ulto/Support/AtomicFile.h"
 #include "ulto/UnifiedLTO/SourceFileIdentifier.h"
@@ -115,17 +118,33 @@ bool runUnifiedPreLink(CompilerInstance &Clang,
   CG.EnableSplitLTOUnit = true;
   // ulto's identifier replaces -funique-source-file-names' path-only one.
   CG.UniqueSourceFileIdentifier.clear();
-  CG.PassBuilderCallbacks.push_back([Paths](PassBuilder &PB) {
+  auto Act = std::make_unique<EmitLLVMOnlyAction>();
+  // A -fsanitize=cfi-icall compile has clang's types on every function; an
+  // IR input has no declarations to take types from.
+  const bool AddTypes =
+      Options.IndirectCallTypes &&
+      !Clang.getLangOpts().Sanitize.has(SanitizerKind::CFIICall) &&
+      !FE.Inputs.empty() &&
+      FE.Inputs[0].getKind().getLanguage() != Language::LLVM_IR;
+  TypedFunctions Typed;
+  // The pass finds each function's declaration in the AST, and frees it
+  // instead of clang.
+  const bool FreeAST = CG.ClearASTBeforeBackend;
+  if (AddTypes)
+    CG.ClearASTBeforeBackend = false;
+  CG.PassBuilderCallbacks.push_back([Paths, AddTypes, FreeAST, Act = Act.get(),
+                                     Typed = &Typed](PassBuilder &PB) {
     PB.registerPipelineStartEPCallback(
-        [Paths](ModulePassManager &MPM, OptimizationLevel) {
+        [=](ModulePassManager &MPM, OptimizationLevel) {
           MPM.addPass(AssignSourceFileIdentifierPass(Paths));
+          if (AddTypes)
+            MPM.addPass(IndirectCallTypesPass(*Act, FreeAST, *Typed));
         });
   });
   FE.ProgramAction = frontend::EmitLLVMOnly;
 
   if (!prepareLikeClang(Clang))
     return false;
-  auto Act = std::make_unique<EmitLLVMOnlyAction>();
   if (!Clang.ExecuteAction(*Act))
     return false;
   std::unique_ptr<llvm::Module> M = Act->takeModule();
@@ -142,8 +161,10 @@ bool runUnifiedPreLink(CompilerInstance &Clang,
     markUnifiedSplitLTOUnit(*M);
     M->print(OS, nullptr, CG.EmitLLVMUseLists);
   } else {
-    writeUnifiedBitcode(*M, OS, WantThinLink ? &ThinLinkOS : nullptr,
-                        CG.EmitLLVMUseLists);
+    writeUnifiedBitcode(
+        *M, OS, WantThinLink ? &ThinLinkOS : nullptr, CG.EmitLLVMUseLists,
+        hasOnlyIndirectCallTypes(*M, Typed) ? UnifiedLayout::OneThinModule
+                                            : UnifiedLayout::SplitIfTyped);
   }
   bool Ok = writeOutput(Clang, Output, Bytes) &&
             (!WantThinLink ||

@@ -28,6 +28,14 @@ inline constexpr llvm::StringLiteral UnifiedPipelineOption =
 /// Parses the value of -funified-lto-pipeline=; std::nullopt if unknown.
 std::optional<UnifiedPipeline> parseUnifiedPipeline(llvm::StringRef Value);
 
+/// `-fno-unified-lto-icall-types` (and `-funified-lto-icall-types`, the
+/// default), accepted by ulto-clang and its -cc1: whether every function gets
+/// the type identifiers of -fsanitize=cfi-icall (IndirectCallTypes.h).
+inline constexpr llvm::StringLiteral IndirectCallTypesOption =
+    "-funified-lto-icall-types";
+inline constexpr llvm::StringLiteral NoIndirectCallTypesOption =
+    "-fno-unified-lto-icall-types";
+
 /// `-funified-lto-identity-output=PATH`, cc1 only: the output path the module
 /// ID is made from when it must not be -o. The driver passes it empty for
 /// temporary objects, whose names are random, so that a compile-and-link
@@ -39,6 +47,7 @@ inline constexpr llvm::StringLiteral IdentityOutputOption =
 struct UnifiedPreLinkOptions {
   UnifiedPipeline Pipeline = UnifiedPipeline::Full;
   std::optional<std::string> IdentityOutput;
+  bool IndirectCallTypes = true;
 };
 
 } // namespace ulto
