@@ -18,6 +18,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lld/Common/Driver.h"
+#include "ulto/Link/BackendOptions.h"
 #include "ulto/Link/LTOPlan.h"
 #include "ulto/Link/LinkInputs.h"
 #include "ulto/Support/Message.h"
@@ -71,6 +72,8 @@ struct Options {
   /// --lto-if-unified=: the mode the compiler driver was asked for
   /// (-flto=full), for bitcode that is unified; lld's own rules otherwise.
   std::optional<ulto::LTOMode> IfUnified;
+  /// Every option, for the backend jobs of --lto=distributed.
+  std::vector<ulto::LinkOption> LinkOptions;
 };
 
 // The one function that maps ld.lld's options onto ulto's view of the link.
@@ -98,6 +101,7 @@ Options readOptions(ArrayRef<const char *> Args) {
   for (const opt::Arg *A : List) {
     StringRef Name = A->getOption().getName();
     StringRef Value = A->getNumValues() ? A->getValue() : "";
+    Opts.LinkOptions.push_back({Name.str(), Value.str(), A->getAsString(List)});
     if (A->getOption().getKind() == opt::Option::InputClass)
       Opts.Request.Inputs.push_back({WithSysroot(Value), WholeArchive, Lazy});
     else if (Name == "l") {
@@ -217,17 +221,30 @@ bool checkDistOptions(ArrayRef<std::string> DistOptions) {
 
 // lld's arguments for a distributed link: --lto=thin, with ulto dist as the
 // distributor and clang-22 as the backend compiler unless the command line
-// names its own. Empty after reporting an error.
+// names its own, and the link's code generation options for the jobs
+// (BackendOptions.h). Empty after reporting errors.
 std::vector<std::string>
 distributedLinkArgs(const char *Argv0, const Options &Opts,
                     ArrayRef<std::string> DistOptions) {
   std::vector<std::string> Args;
+  ulto::BackendOptions Backend =
+      ulto::distributedBackendOptions(Opts.LinkOptions);
+  for (const std::string &E : Backend.Errors)
+    reportError(E);
+  if (!Backend.Errors.empty())
+    return Args;
+  auto AddBackendArgs = [&] {
+    for (const std::string &A : Backend.CompilerArgs)
+      Args.push_back("--thinlto-remote-compiler-arg=" + A);
+  };
   if (Opts.HasDistributor) {
-    if (!DistOptions.empty())
+    if (!DistOptions.empty()) {
       reportError("--dist-* options are ulto dist's, and this link names "
                   "its own --thinlto-distributor=");
-    else
-      Args.push_back("--lto=thin");
+      return Args;
+    }
+    Args.push_back("--lto=thin");
+    AddBackendArgs();
     return Args;
   }
   SmallString<256> Ulto(sys::fs::getMainExecutable(
@@ -246,6 +263,7 @@ distributedLinkArgs(const char *Argv0, const Options &Opts,
     Args.push_back("--thinlto-distributor-arg=" + Option);
   if (!Opts.HasRemoteCompiler)
     Args.push_back("--thinlto-remote-compiler=" ULTO_LLVM_TOOLS_DIR "/clang");
+  AddBackendArgs();
   return Args;
 }
 
