@@ -21,9 +21,12 @@
 #include "ulto/Link/BackendOptions.h"
 #include "ulto/Link/LTOPlan.h"
 #include "ulto/Link/LinkInputs.h"
+#include "ulto/Link/SafeInputNames.h"
 #include "ulto/Support/Message.h"
 #include "ulto/Support/Version.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/BinaryFormat/Magic.h"
 #include "llvm/Option/ArgList.h"
 #include "llvm/Option/OptTable.h"
 #include "llvm/Support/CommandLine.h"
@@ -74,6 +77,12 @@ struct Options {
   std::optional<ulto::LTOMode> IfUnified;
   /// Every option, for the backend jobs of --lto=distributed.
   std::vector<ulto::LinkOption> LinkOptions;
+  /// The input files' positions in the arguments, and their paths: file
+  /// names, and -lNAME in one argument.
+  std::vector<std::pair<unsigned, std::string>> InputArgs;
+  /// A bitcode file the link loads has a name that is not ASCII
+  /// (SafeInputNames.h).
+  bool HasUnsafeNames = false;
 };
 
 // The one function that maps ld.lld's options onto ulto's view of the link.
@@ -102,12 +111,15 @@ Options readOptions(ArrayRef<const char *> Args) {
     StringRef Name = A->getOption().getName();
     StringRef Value = A->getNumValues() ? A->getValue() : "";
     Opts.LinkOptions.push_back({Name.str(), Value.str(), A->getAsString(List)});
-    if (A->getOption().getKind() == opt::Option::InputClass)
+    if (A->getOption().getKind() == opt::Option::InputClass) {
       Opts.Request.Inputs.push_back({WithSysroot(Value), WholeArchive, Lazy});
-    else if (Name == "l") {
+      Opts.InputArgs.push_back({A->getIndex(), WithSysroot(Value)});
+    } else if (Name == "l") {
       std::string Path = ulto::findLibrary(Value, SearchDirs, Static);
       if (!Path.empty())
         Opts.Request.Inputs.push_back({Path, WholeArchive, Lazy});
+      if (!Path.empty() && A->getValue() == Args[A->getIndex()] + 2)
+        Opts.InputArgs.push_back({A->getIndex(), Path});
     } else if (Name == "whole-archive" || Name == "no-whole-archive")
       WholeArchive = Name == "whole-archive";
     else if (Name == "start-lib" || Name == "end-lib")
@@ -299,6 +311,9 @@ bool checkBitcodeInputs(Options &Opts) {
     reportError(toString(Inputs.takeError()));
     return false;
   }
+  Opts.HasUnsafeNames = llvm::any_of(Files->Files, [](const auto &F) {
+    return F.IsBitcode && !isASCII(F.Name);
+  });
   if (Opts.IfUnified && Opts.Mode == ulto::LTOMode::Default &&
       allUnified(*Inputs))
     Opts.Mode = Opts.IfUnified;
@@ -312,6 +327,51 @@ bool checkBitcodeInputs(Options &Opts) {
   if (Opts.Verbose && Errors.empty())
     errs() << ulto::describePlan(*Inputs, *Opts.Mode) << "\n";
   return Errors.empty();
+}
+
+// Whether the file at \p Path is bitcode or an archive.
+bool mayHoldBitcode(StringRef Path) {
+  file_magic Magic;
+  return !identify_magic(Path, Magic) &&
+         (Magic == file_magic::bitcode || Magic == file_magic::archive);
+}
+
+// Names the bitcode files and archives of \p Args in a new directory, which
+// \p Dir is set to, as LLVM 22's index shards can hold them
+// (SafeInputNames.h); false after reporting an error.
+bool useSafeNames(const Options &Opts, SmallVectorImpl<const char *> &Args,
+                  StringSaver &Saver, SmallString<128> &Dir) {
+  std::vector<unsigned> Where;
+  std::vector<std::string> Paths;
+  for (const auto &[Index, Path] : Opts.InputArgs)
+    if (mayHoldBitcode(Path)) {
+      Where.push_back(Index);
+      Paths.push_back(Path);
+    }
+  if (std::error_code EC = sys::fs::createUniqueDirectory("ulto-link", Dir)) {
+    reportError("cannot create a directory for the inputs' ASCII names: " +
+                EC.message());
+    return false;
+  }
+  if (!isASCII(Dir)) {
+    reportError("the temporary directory " + Dir +
+                " is not ASCII, so it cannot give inputs ASCII names (set "
+                "TMPDIR), or link with --lto=thin");
+    return false;
+  }
+  Expected<std::vector<std::string>> Safe =
+      ulto::makeSafeInputNames(Paths, Dir);
+  if (!Safe) {
+    reportError(toString(Safe.takeError()));
+    return false;
+  }
+  for (auto [Index, Name] : zip(Where, *Safe))
+    Args[Index] = Saver.save(Name).data();
+  if (Opts.Verbose)
+    errs() << "ld.ulto: " << Safe->size() << " inputs named in " << Dir
+           << " for this link: LLVM 22 writes names that are not ASCII "
+              "corrupted into index shards\n";
+  return true;
 }
 
 // --help and --version: lld's text, which build systems parse, with what
@@ -396,6 +456,18 @@ bool linkELF(ArrayRef<const char *> Argv, raw_ostream &Stdout,
   if (Opts.TimeTrace)
     timeTraceProfilerFinishThread();
   if (!Checked)
+    return false;
+
+  // Inputs LLVM 22 cannot name in DTLTO's index shards get other names, in
+  // a directory ld.ulto removes after the link.
+  SmallString<128> SafeNamesDir;
+  StringSaver Saver(Alloc);
+  auto RemoveSafeNames = make_scope_exit([&] {
+    if (!SafeNamesDir.empty())
+      sys::fs::remove_directories(SafeNamesDir);
+  });
+  if (Distributed && Opts.HasUnsafeNames &&
+      !useSafeNames(Opts, Args, Saver, SafeNamesDir))
     return false;
 
   // The link itself: lld's ELF driver, in this process.

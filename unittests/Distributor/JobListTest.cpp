@@ -130,8 +130,9 @@ TEST(JobListTest, ModulePathsAreASCII) {
     expectError(List(Module, Import),
                 "jobs.json: module '\xc3\xa9.o' has a path that is not "
                 "ASCII: LLVM 22 writes it corrupted into the index shards, and "
-                "no backend could load it; rename the file, or link with "
-                "--lto=thin");
+                "no backend could load it; rename the file, link with ld.ulto "
+                "--lto=distributed (which names such inputs for the link), or "
+                "link with --lto=thin");
 }
 
 TEST(JobListTest, RefusesDeepNestingBeforeParsing) {

@@ -157,7 +157,8 @@ static Error checkModulePaths(const JobList &List) {
         return createStringError(
             "module '%s' has a path that is not ASCII: LLVM 22 writes it "
             "corrupted into the index shards, and no backend could load it; "
-            "rename the file, or link with --lto=thin",
+            "rename the file, link with ld.ulto --lto=distributed (which "
+            "names such inputs for the link), or link with --lto=thin",
             Module.str().c_str());
   }
   return Error::success();
