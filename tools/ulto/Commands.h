@@ -7,10 +7,10 @@
 #ifndef ULTO_TOOLS_ULTO_COMMANDS_H
 #define ULTO_TOOLS_ULTO_COMMANDS_H
 
+#include "ulto/Support/Version.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
-#include "ulto/Support/Version.h"
 
 #include "llvm/Support/raw_ostream.h"
 
@@ -27,6 +27,11 @@ int cacheMain(llvm::ArrayRef<const char *> Args);
 
 /// `ulto sdk check FILE...`: is this a universal bitcode SDK?
 int sdkMain(llvm::ArrayRef<const char *> Args);
+
+/// Under stock ld.lld-22 (ulto dist's parent), warns once, as \p Tool, when
+/// the link's options change in-process code generation in ways lld does not
+/// pass to the backend jobs (StockLinker.cpp).
+void warnAboutStockLinker(llvm::StringRef Tool);
 
 /// Prints each error in \p Errors as "<Tool>: error: <message>"; returns 1,
 /// the exit code of a command line that cannot run.

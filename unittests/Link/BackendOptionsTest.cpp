@@ -88,6 +88,7 @@ TEST(BackendOptionsTest, RefusedOptions) {
         "lto-newpm-passes=", "lto-aa-pipeline=", "plugin-opt=dwo_dir="}) {
     BackendOptions B = backend({Pie, {Name, "v", std::string("--") + Name}});
     ASSERT_EQ(B.Errors.size(), 1u) << Name;
+    EXPECT_EQ(B.Refused, std::vector<std::string>{std::string("--") + Name});
     EXPECT_EQ(B.Errors[0].find("--lto=distributed cannot honour --"), 0u);
   }
   EXPECT_EQ(backend({Pie, {"load-pass-plugin", "p.so", ""}}).CompilerArgs,

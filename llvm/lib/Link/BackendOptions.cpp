@@ -97,6 +97,7 @@ public:
   void refuse(const LinkOption &O, const Twine &Why) {
     Result.Errors.push_back(
         ("--lto=distributed cannot honour " + O.AsTyped + ": " + Why).str());
+    Result.Refused.push_back(O.AsTyped);
   }
 
   // An LLVM option as lld parses it: "-name" or "-name=value".

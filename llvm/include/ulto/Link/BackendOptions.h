@@ -38,6 +38,8 @@ struct BackendOptions {
   std::vector<std::string> CompilerArgs;
   /// One message per option that cannot reach the jobs.
   std::vector<std::string> Errors;
+  /// Those options, as typed.
+  std::vector<std::string> Refused;
 };
 
 /// The backend options of a link with \p Options, in command-line order.
