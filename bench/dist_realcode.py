@@ -468,6 +468,18 @@ def identity_word(flags: List[bool]) -> str:
 
 # --- Driver -------------------------------------------------------------------------------
 
+def parse_programs(text: str) -> List[str]:
+    """--programs: `;`-separated MultiSource/Benchmarks subdirectories, the
+    prefix optional. ValueError names the unknown ones."""
+    programs = [p.strip().strip("/") for p in text.split(";") if p.strip()]
+    programs = [p[len(BENCHMARKS) + 1:] if p.startswith(BENCHMARKS + "/") else p
+                for p in programs]
+    unknown = [p for p in programs if p not in PROGRAMS]
+    if unknown or not programs:
+        raise ValueError(f"unknown programs {unknown}; choose from {', '.join(PROGRAMS)}")
+    return programs
+
+
 def parse_args(argv: Optional[List[str]]) -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--programs", default=";".join(f"{BENCHMARKS}/{p}" for p in PROGRAMS),
@@ -498,12 +510,10 @@ def parse_args(argv: Optional[List[str]]) -> argparse.Namespace:
     args = ap.parse_args(argv)
     if min(args.rounds, args.jobs, args.build_jobs) < 1:
         ap.error("--rounds, --jobs and --build-jobs must be positive")
-    args.programs = [p.strip().strip("/") for p in args.programs.split(";") if p.strip()]
-    args.programs = [p[len(BENCHMARKS) + 1:] if p.startswith(BENCHMARKS + "/") else p
-                     for p in args.programs]
-    unknown = [p for p in args.programs if p not in PROGRAMS]
-    if unknown or not args.programs:
-        ap.error(f"unknown programs {unknown}; choose from {', '.join(PROGRAMS)}")
+    try:
+        args.programs = parse_programs(args.programs)
+    except ValueError as e:
+        ap.error(str(e))
     args.configs = [c.strip() for c in args.configs.split(",") if c.strip()]
     if not args.configs or any(c not in CONFIGS for c in args.configs):
         ap.error(f"--configs takes a subset of {','.join(CONFIGS)}")

@@ -839,12 +839,10 @@ def parse_args(argv: Optional[List[str]]) -> argparse.Namespace:
     args = ap.parse_args(argv)
     if min(args.rounds, args.runs, args.jobs, args.thinlto_jobs) < 1:
         ap.error("--rounds, --runs, --jobs and --thinlto-jobs must be positive")
-    programs = [p.strip().strip("/") for p in args.programs.split(";") if p.strip()]
-    args.programs = [p[len(BENCHMARKS) + 1:] if p.startswith(BENCHMARKS + "/") else p
-                     for p in programs]
-    unknown = [p for p in args.programs if p not in PROGRAMS]
-    if unknown or not args.programs:
-        ap.error(f"unknown programs {unknown}; choose from {', '.join(PROGRAMS)}")
+    try:
+        args.programs = dist_realcode.parse_programs(args.programs)
+    except ValueError as e:
+        ap.error(str(e))
     configs = {c.strip() for c in args.configs.split(",") if c.strip()} | {REF}
     if configs - set(SPEC):
         ap.error(f"unknown configurations {sorted(configs - set(SPEC))}; choose from A,A2,B,C,D")
