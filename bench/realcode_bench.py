@@ -273,7 +273,7 @@ def parse_test(path: Path, target: str) -> TestSpec:
     return TestSpec(testdir, workdir, args, stdin, verify)
 
 
-def collect(args: argparse.Namespace, builds: Dict[str, dict]) -> List[Exe]:
+def collect(args: argparse.Namespace) -> List[Exe]:
     """Every executable of the reference build, with each configuration's
     link command, compile jobs and .test file."""
     exes: Dict[str, Exe] = {}
@@ -562,10 +562,8 @@ def fmt(value: Optional[float], spec: str = ".2f") -> str:
     return "–" if value is None else format(value, spec)
 
 
-def fmt_ratio(r: Optional[dict], both: bool = True) -> str:
-    if r is None:
-        return "–"
-    return f"{r['min']:.3f} / {r['median']:.3f}" if both else f"{r['median']:.3f}"
+def fmt_ratio(r: Optional[dict]) -> str:
+    return "–" if r is None else f"{r['min']:.3f} / {r['median']:.3f}"
 
 
 def cell(value: Optional[float], r: Optional[dict], spec: str = ".2f") -> str:
@@ -894,7 +892,7 @@ def benchmark(args: argparse.Namespace) -> Tuple[dict, str]:
         if not os.access(args.tools / tool, os.X_OK):
             raise LinkError(f"{args.tools / tool} was not built (see "
                             f"{build_dir(args, REF) / 'realcode-build.log'})")
-    exes = collect(args, builds)
+    exes = collect(args)
     if not exes:
         raise LinkError("no executable with bitcode inputs among the requested programs")
     for exe in exes:
