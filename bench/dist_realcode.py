@@ -131,12 +131,18 @@ def run_logged(argv: List[str], what: str, log: Path) -> Tuple[float, float]:
     return usage.ru_utime + usage.ru_stime, wall
 
 
-def configure_and_build(args: argparse.Namespace) -> dict:
+def configure_and_build(args: argparse.Namespace, settings: Optional[Dict[str, str]] = None,
+                        keep_going: bool = False) -> dict:
     """Configures the build unless it already is (same compilers, flags and
     options, and every requested program among its subdirectories), then
     builds the requested programs' directories; ninja does nothing if they
-    are up to date. A build configured for more programs is reused as is."""
-    build, wanted = args.build, build_settings(args)
+    are up to date. A build configured for more programs is reused as is.
+
+    settings: the CMake cache entries (default build_settings(args)).
+    keep_going: ninja -k 0, and a failed build is returned (`build_error`,
+    the log's tail) instead of raised, so that the caller can tell which
+    targets were built."""
+    build, wanted = args.build, settings or build_settings(args)
     cache = read_cache(build)
     programs = [f"{BENCHMARKS}/{p}" for p in args.programs]
     reason = None
@@ -176,12 +182,24 @@ def configure_and_build(args: argparse.Namespace) -> dict:
     else:
         print(f"reusing the configured build in {build}", flush=True)
     ninja = ["ninja", "-C", str(build), f"-j{args.build_jobs}",
-             *(f"{p}/all" for p in programs)]
-    cpu, wall = run_logged(ninja, "the build", build / "realcode-build.log")
+             *(["-k", "0"] if keep_going else []), *(f"{p}/all" for p in programs)]
+    error = None
+    try:
+        cpu, wall = run_logged(ninja, "the build", build / "realcode-build.log")
+    except LinkError as e:
+        if not keep_going:
+            raise
+        cpu = wall = None
+        error = str(e)
     steps = sum(1 for line in (build / "realcode-build.log").read_text().splitlines()
                 if line.startswith("["))
-    print(f"built: {steps} ninja steps, cpu {cpu:.1f} s, wall {wall:.1f} s", flush=True)
-    result.update(build_argv=ninja, build_steps=steps, build_cpu_s=cpu, build_wall_s=wall)
+    if error:
+        print(f"built with errors: {steps} ninja steps (see {build / 'realcode-build.log'})",
+              flush=True)
+    else:
+        print(f"built: {steps} ninja steps, cpu {cpu:.1f} s, wall {wall:.1f} s", flush=True)
+    result.update(build_argv=ninja, build_steps=steps, build_cpu_s=cpu, build_wall_s=wall,
+                  build_error=error)
     return result
 
 
@@ -450,6 +468,18 @@ def identity_word(flags: List[bool]) -> str:
 
 # --- Driver -------------------------------------------------------------------------------
 
+def parse_programs(text: str) -> List[str]:
+    """--programs: `;`-separated MultiSource/Benchmarks subdirectories, the
+    prefix optional. ValueError names the unknown ones."""
+    programs = [p.strip().strip("/") for p in text.split(";") if p.strip()]
+    programs = [p[len(BENCHMARKS) + 1:] if p.startswith(BENCHMARKS + "/") else p
+                for p in programs]
+    unknown = [p for p in programs if p not in PROGRAMS]
+    if unknown or not programs:
+        raise ValueError(f"unknown programs {unknown}; choose from {', '.join(PROGRAMS)}")
+    return programs
+
+
 def parse_args(argv: Optional[List[str]]) -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--programs", default=";".join(f"{BENCHMARKS}/{p}" for p in PROGRAMS),
@@ -480,12 +510,10 @@ def parse_args(argv: Optional[List[str]]) -> argparse.Namespace:
     args = ap.parse_args(argv)
     if min(args.rounds, args.jobs, args.build_jobs) < 1:
         ap.error("--rounds, --jobs and --build-jobs must be positive")
-    args.programs = [p.strip().strip("/") for p in args.programs.split(";") if p.strip()]
-    args.programs = [p[len(BENCHMARKS) + 1:] if p.startswith(BENCHMARKS + "/") else p
-                     for p in args.programs]
-    unknown = [p for p in args.programs if p not in PROGRAMS]
-    if unknown or not args.programs:
-        ap.error(f"unknown programs {unknown}; choose from {', '.join(PROGRAMS)}")
+    try:
+        args.programs = parse_programs(args.programs)
+    except ValueError as e:
+        ap.error(str(e))
     args.configs = [c.strip() for c in args.configs.split(",") if c.strip()]
     if not args.configs or any(c not in CONFIGS for c in args.configs):
         ap.error(f"--configs takes a subset of {','.join(CONFIGS)}")
