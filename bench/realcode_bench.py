@@ -10,6 +10,10 @@ configuration, each in its own build directory (--out/build-<config>):
   B   clang-22    -O2 -flto=thin -funified-lto     stock unified LTO: THE REFERENCE
   C   ulto-clang  -O2 -flto=thin -funified-lto     ulto's default: Full LTO pre-link
   D   ulto-clang  -O2 -flto=thin -funified-lto -funified-lto-pipeline=thin
+  E   ulto-clang  -O2 -flto=thin -funified-lto -fno-unroll-loops -fno-vectorize
+                  -fno-slp-vectorize       an experiment: the Full LTO pre-link
+                                           without the loop transformations the
+                                           backends run again (not a default run)
                                                    ulto with the ThinLTO pre-link
 
 (ulto-clang/ulto-clang++ come from --ulto-bin, by default <repo>/ulto-bin: a
@@ -145,6 +149,10 @@ SPECS = [
     Spec("C", True, "-O2 -flto=thin -funified-lto", ("thin", "full")),
     Spec("D", True, "-O2 -flto=thin -funified-lto -funified-lto-pipeline=thin",
          ("thin", "full")),
+    # An experiment of issue 17: the Full LTO pre-link without the loop
+    # transformations the ThinLTO backends and the full-LTO link run again.
+    Spec("E", True, "-O2 -flto=thin -funified-lto -fno-unroll-loops "
+         "-fno-vectorize -fno-slp-vectorize", ("thin", "full")),
 ]
 SPEC = {s.name: s for s in SPECS}
 
@@ -802,9 +810,9 @@ def parse_args(argv: Optional[List[str]]) -> argparse.Namespace:
     ap.add_argument("--programs", default=";".join(f"{BENCHMARKS}/{p}" for p in PROGRAMS),
                     help="';'-separated MultiSource/Benchmarks subdirectories "
                          "(default: all 15; the MultiSource/Benchmarks/ prefix is optional)")
-    ap.add_argument("--configs", default=",".join(s.name for s in SPECS),
-                    help="comma-separated subset of A,A2,B,C,D (B, the reference, is "
-                         "always included; default: all)")
+    ap.add_argument("--configs", default=",".join(s.name for s in SPECS if s.name != "E"),
+                    help="comma-separated subset of A,A2,B,C,D,E (B, the reference, is "
+                         "always included; default: all but the experiment E)")
     ap.add_argument("--modes", default="thin,full",
                     help="link modes: thin, full or both (default thin,full)")
     ap.add_argument("--rounds", type=int, default=3, help="rounds (default 3)")
