@@ -22,6 +22,7 @@
 #include "ulto/Distributor/NinjaFile.h"
 #include "ulto/Distributor/RunningJobs.h"
 #include "ulto/Distributor/Scheduler.h"
+#include "ulto/Distributor/ShardCompletion.h"
 #include "ulto/Distributor/SlotPool.h"
 #include "ulto/Frontend/ClangDriver.h"
 #include "ulto/Remote/Capabilities.h"
@@ -452,6 +453,11 @@ DistSummary runTraced(const DistConfig &Config, const JobList &List,
   if (Opts.TimeTrace)
     timeTraceProfilerInitialize(/*TimeTraceGranularity=*/0, ToolName);
   TimeTraceScope Scope("ulto dist", List.LinkerOutput);
+  {
+    TimeTraceScope Complete("complete index shards");
+    for (const std::string &Warning : completeIndexShards(List))
+      writeMessage(errs(), ToolName, MessageKind::Warning, Warning);
+  }
   TerminalStatus Status(errs(), ToolName, Config.Progress, List.Jobs.size());
   return runBackends(List, Exec, Opts, Status);
 }

@@ -7,16 +7,16 @@
 // depends on the rest of the link: lld gathers a shard's summaries in hash
 // maps filled in the order the thin link met them.
 //
-// One thing does not survive a second write. The writer keeps a CFI function
-// name only if a summary it writes defines or references that function, and
-// lld wrote the shard from the whole link's index: the shard also names the
-// functions its summaries reference in modules the job does not import (a
-// table in main.c of pointers to f1 and f2 in lib.c), while those references
-// themselves are not in it. The backend needs the names (without canonical
-// jump tables, main's table must point at f1.cfi_jt), so when the writer left
-// some out, one more pass over the bitstream copies it record by record,
-// replaces the summary block's CFI records by the index's whole lists, and
-// adds their names to the string table.
+// One thing does not survive a second write (writeIndexShard keeps it). The
+// writer keeps a CFI function name only if a summary it writes defines or
+// references that function, and lld wrote the shard from the whole link's
+// index: the shard also names the functions its summaries reference in modules
+// the job does not import (a table in main.c of pointers to f1 and f2 in
+// lib.c), while those references themselves are not in it. The backend needs
+// the names (without canonical jump tables, main's table must point at
+// f1.cfi_jt), so when the writer left some out, one more pass over the
+// bitstream copies it record by record, replaces the summary block's CFI
+// records by the index's whole lists, and adds their names to the string table.
 //
 //===----------------------------------------------------------------------===//
 
@@ -240,6 +240,29 @@ private:
 
 } // namespace
 
+Expected<std::string> writeIndexShard(const ModuleSummaryIndex &Index,
+                                      StringRef Name) {
+  std::string Bytes;
+  raw_string_ostream OS(Bytes);
+  writeIndexToFile(Index, OS);
+  if (writerKeepsCfiNames(Index))
+    return Bytes;
+
+  auto CannotKeep = [&](Error E) {
+    return createStringError("%s: cannot keep the CFI function lists: %s",
+                             Name.str().c_str(),
+                             toString(std::move(E)).c_str());
+  };
+  Expected<StringRef> Strtab = readStrtab(Bytes);
+  if (!Strtab)
+    return CannotKeep(Strtab.takeError());
+  CfiListWriter Writer(Index, *Strtab);
+  SmallVector<char, 0> Buffer;
+  if (Error E = Writer.copy(Bytes, Buffer))
+    return CannotKeep(std::move(E));
+  return std::string(Buffer.begin(), Buffer.end());
+}
+
 Expected<std::string>
 renameShardModules(MemoryBufferRef Shard,
                    function_ref<Expected<std::string>(StringRef)> NewPath) {
@@ -278,25 +301,7 @@ renameShardModules(MemoryBufferRef Shard,
 
   // Each summary's flags, which mark what to import as a declaration only,
   // are written as read (HermeticJobTest checks).
-  std::string Bytes;
-  raw_string_ostream OS(Bytes);
-  writeIndexToFile(**Index, OS);
-  if (writerKeepsCfiNames(**Index))
-    return Bytes;
-
-  auto CannotKeep = [&](Error E) {
-    return createStringError("%s: cannot keep the CFI function lists: %s",
-                             Shard.getBufferIdentifier().str().c_str(),
-                             toString(std::move(E)).c_str());
-  };
-  Expected<StringRef> Strtab = readStrtab(Bytes);
-  if (!Strtab)
-    return CannotKeep(Strtab.takeError());
-  CfiListWriter Writer(**Index, *Strtab);
-  SmallVector<char, 0> Buffer;
-  if (Error E = Writer.copy(Bytes, Buffer))
-    return CannotKeep(std::move(E));
-  return std::string(Buffer.begin(), Buffer.end());
+  return writeIndexShard(**Index, Shard.getBufferIdentifier());
 }
 
 } // namespace ulto

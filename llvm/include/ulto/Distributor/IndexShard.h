@@ -30,6 +30,11 @@ namespace ulto {
 llvm::Expected<std::unique_ptr<llvm::ModuleSummaryIndex>>
 readIndexShard(llvm::MemoryBufferRef Shard);
 
+/// \p Index written as a shard, in the order of LLVM's writer, with its CFI
+/// function lists whole; the error names the shard \p Name.
+llvm::Expected<std::string>
+writeIndexShard(const llvm::ModuleSummaryIndex &Index, llvm::StringRef Name);
+
 /// The index shard with each module path P renamed to \p NewPath(P), which
 /// must give a name for every module the shard lists, written in an order of
 /// LLVM's writer: the same content gives the same bytes.
