@@ -83,6 +83,8 @@ struct Options {
   /// A bitcode file the link loads has a name that is not ASCII
   /// (SafeInputNames.h).
   bool HasUnsafeNames = false;
+  /// For a relocatable distributed link: how its modules were compiled.
+  ulto::ModulesPIC Modules = ulto::ModulesPIC::Unknown;
 };
 
 // The one function that maps ld.lld's options onto ulto's view of the link.
@@ -240,7 +242,7 @@ distributedLinkArgs(const char *Argv0, const Options &Opts,
                     ArrayRef<std::string> DistOptions) {
   std::vector<std::string> Args;
   ulto::BackendOptions Backend =
-      ulto::distributedBackendOptions(Opts.LinkOptions);
+      ulto::distributedBackendOptions(Opts.LinkOptions, Opts.Modules);
   for (const std::string &E : Backend.Errors)
     reportError(E);
   if (!Backend.Errors.empty())
@@ -314,6 +316,10 @@ bool checkBitcodeInputs(Options &Opts) {
   Opts.HasUnsafeNames = llvm::any_of(Files->Files, [](const auto &F) {
     return F.IsBitcode && !isASCII(F.Name);
   });
+  if (Opts.Mode == ulto::LTOMode::Distributed &&
+      llvm::any_of(Opts.LinkOptions,
+                   [](const auto &O) { return O.Name == "relocatable"; }))
+    Opts.Modules = ulto::readModulesPIC(Files->Files);
   if (Opts.IfUnified && Opts.Mode == ulto::LTOMode::Default &&
       allUnified(*Inputs))
     Opts.Mode = Opts.IfUnified;

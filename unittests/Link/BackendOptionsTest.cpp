@@ -53,6 +53,24 @@ TEST(BackendOptionsTest, RelocationModel) {
   EXPECT_TRUE(backend({{"relocatable", "", "-r"}}).CompilerArgs.empty());
 }
 
+// A relocatable link keeps each module's own model in-process.
+TEST(BackendOptionsTest, RelocatableLinksFollowTheModules) {
+  const LinkOption R = {"relocatable", "", "-r"};
+  EXPECT_EQ(distributedBackendOptions({R}, ModulesPIC::None).CompilerArgs,
+            (Args{"-fno-pic"}));
+  EXPECT_EQ(distributedBackendOptions({R}, ModulesPIC::All).CompilerArgs,
+            (Args{"-fpic"}));
+  BackendOptions Mixed = distributedBackendOptions({R}, ModulesPIC::Mixed);
+  ASSERT_EQ(Mixed.Errors.size(), 1u);
+  EXPECT_EQ(Mixed.Errors[0],
+            "--lto=distributed cannot honour -r: its modules were compiled "
+            "with and without -fno-pic, and each job gets the link's one "
+            "relocation model; link with --lto=thin");
+  // Not relocatable: the output's model, whatever the modules'.
+  EXPECT_TRUE(
+      distributedBackendOptions({Pie}, ModulesPIC::Mixed).Errors.empty());
+}
+
 TEST(BackendOptionsTest, OptimisationLevels) {
   EXPECT_EQ(backend({Pie, {"lto-O", "1", "--lto-O1"}}).CompilerArgs,
             (Args{"-funroll-loops"}));

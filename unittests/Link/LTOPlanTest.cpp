@@ -381,4 +381,36 @@ TEST_F(ReadBitcodeInputsTest, SameSourceIdentifierCollides) {
             Strings{sameID("cat.o", "dog.o", Inputs[0].ModuleID)});
 }
 
+// -r links generate each module with its own relocation model in-process;
+// the distributed jobs get one, so ld.ulto reads them (PIC Level flag).
+TEST_F(ReadBitcodeInputsTest, ModulesPIC) {
+  auto Compiled = [&](StringRef PICFlags) {
+    return thinBitcode(functionsIR({"f"}) + PICFlags.str() + UnifiedFlags);
+  };
+  std::string PIE = Compiled("!llvm.module.flags = !{!1, !2}\n"
+                             "!1 = !{i32 8, !\"PIC Level\", i32 2}\n"
+                             "!2 = !{i32 7, !\"PIE Level\", i32 2}\n");
+  std::string PIC = Compiled("!llvm.module.flags = !{!1}\n"
+                             "!1 = !{i32 8, !\"PIC Level\", i32 1}\n");
+  std::string Static = Compiled("");
+  std::string Split = thinBitcode(std::string(VTableIR) + UnifiedFlags);
+  std::string Regular = regularBitcode(functionsIR({"g"}));
+  std::string Bad = Static.substr(0, 64);
+  auto Read =
+      [](std::vector<std::pair<std::string, const std::string *>> Files) {
+        std::vector<LoadedFile> Loaded;
+        for (const auto &[Name, Data] : Files)
+          Loaded.push_back({Name, MemoryBufferRef(*Data, Name), true});
+        return readModulesPIC(Loaded);
+      };
+  EXPECT_EQ(Read({{"pie.o", &PIE}, {"pic.o", &PIC}}), ModulesPIC::All);
+  // A file without a ThinLTO module has no job: it does not count.
+  EXPECT_EQ(Read({{"static.o", &Static}, {"regular.o", &Regular}}),
+            ModulesPIC::None);
+  EXPECT_EQ(Read({{"static.o", &Static}, {"split.o", &Split}}),
+            ModulesPIC::None);
+  EXPECT_EQ(Read({{"pie.o", &PIE}, {"static.o", &Static}}), ModulesPIC::Mixed);
+  EXPECT_EQ(Read({{"pie.o", &PIE}, {"bad.o", &Bad}}), ModulesPIC::Unknown);
+}
+
 } // namespace

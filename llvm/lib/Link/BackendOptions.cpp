@@ -124,9 +124,11 @@ constexpr StringLiteral DefaultOptLevel = "2";
 
 } // namespace
 
-BackendOptions distributedBackendOptions(ArrayRef<LinkOption> Options) {
+BackendOptions distributedBackendOptions(ArrayRef<LinkOption> Options,
+                                         ModulesPIC Modules) {
   Translator T;
-  bool Pie = false, Shared = false, Relocatable = false;
+  bool Pie = false, Shared = false;
+  const LinkOption *Relocatable = nullptr;
   std::string OptLevel = DefaultOptLevel.str();
   const LinkOption *CodegenLevel = nullptr;
   std::optional<bool> AddressMap, UniqueNames;
@@ -143,7 +145,7 @@ BackendOptions distributedBackendOptions(ArrayRef<LinkOption> Options) {
     else if (Name == "shared")
       Shared = true;
     else if (Name == "relocatable")
-      Relocatable = true;
+      Relocatable = &O;
     else if (Name == "lto-O")
       OptLevel = O.Value;
     else if (Name == "lto-CGO")
@@ -176,9 +178,18 @@ BackendOptions distributedBackendOptions(ArrayRef<LinkOption> Options) {
   // lld gives the jobs -fpic for PIC outputs and nothing otherwise, so they
   // would get clang-22's default (-fPIE on Debian) where in-process code
   // generation is static. A relocatable output keeps each module's own
-  // model in-process; clang cannot be told that.
+  // model in-process: static for -fno-pic modules, PIC otherwise (PIE or
+  // not, as the module's own flags say, whichever of the two clang is told).
   if (!Pie && !Shared && !Relocatable)
     T.add({"-fno-pic"});
+  if (Relocatable && Modules == ModulesPIC::None)
+    T.add({"-fno-pic"});
+  if (Relocatable && Modules == ModulesPIC::All)
+    T.add({"-fpic"});
+  if (Relocatable && Modules == ModulesPIC::Mixed)
+    T.refuse(*Relocatable, "its modules were compiled with and without "
+                           "-fno-pic, and each job gets the link's one "
+                           "relocation model; link with --lto=thin");
   // In-process ThinLTO unrolls and interleaves loops at every level; clang
   // from -O2 on.
   if (OptLevel == "1")

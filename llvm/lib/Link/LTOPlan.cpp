@@ -111,6 +111,57 @@ readBitcodeInputs(const std::vector<LoadedFile> &Files) {
   return Inputs;
 }
 
+namespace {
+enum class FilePIC { NoThinModule, PIC, NotPIC, Unreadable };
+} // namespace
+
+static FilePIC readPIC(const LoadedFile &File) {
+  Expected<std::vector<BitcodeModule>> Modules =
+      getBitcodeModuleList(File.Buffer);
+  if (!Modules) {
+    consumeError(Modules.takeError());
+    return FilePIC::Unreadable;
+  }
+  FilePIC Result = FilePIC::NoThinModule;
+  for (BitcodeModule &BM : *Modules) {
+    Expected<BitcodeLTOInfo> Info = BM.getLTOInfo();
+    if (!Info) {
+      consumeError(Info.takeError());
+      return FilePIC::Unreadable;
+    }
+    if (!Info->IsThinLTO)
+      continue;
+    LLVMContext Ctx;
+    Expected<std::unique_ptr<Module>> M =
+        BM.getLazyModule(Ctx, /*ShouldLazyLoadMetadata=*/false,
+                         /*IsImporting=*/false);
+    if (!M) {
+      consumeError(M.takeError());
+      return FilePIC::Unreadable;
+    }
+    Result = (*M)->getPICLevel() == PICLevel::NotPIC ? FilePIC::NotPIC
+                                                     : FilePIC::PIC;
+  }
+  return Result;
+}
+
+ModulesPIC readModulesPIC(const std::vector<LoadedFile> &Files) {
+  std::vector<const LoadedFile *> Bitcode;
+  for (const LoadedFile &File : Files)
+    if (File.IsBitcode)
+      Bitcode.push_back(&File);
+  std::vector<FilePIC> PIC(Bitcode.size());
+  parallelFor(0, Bitcode.size(),
+              [&](size_t I) { PIC[I] = readPIC(*Bitcode[I]); });
+  if (is_contained(PIC, FilePIC::Unreadable))
+    return ModulesPIC::Unknown;
+  bool Some = is_contained(PIC, FilePIC::PIC);
+  bool NotAll = is_contained(PIC, FilePIC::NotPIC);
+  if (Some && NotAll)
+    return ModulesPIC::Mixed;
+  return NotAll ? ModulesPIC::None : ModulesPIC::All;
+}
+
 std::vector<std::string> checkUnified(const std::vector<BitcodeInput> &Inputs,
                                       LTOMode Mode) {
   std::vector<std::string> Errors;

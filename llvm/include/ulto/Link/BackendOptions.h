@@ -42,8 +42,21 @@ struct BackendOptions {
   std::vector<std::string> Refused;
 };
 
-/// The backend options of a link with \p Options, in command-line order.
-BackendOptions distributedBackendOptions(llvm::ArrayRef<LinkOption> Options);
+/// How the ThinLTO modules of a link were compiled: a relocatable link (-r)
+/// generates each module's code in-process with the relocation model the
+/// module was compiled with.
+enum class ModulesPIC {
+  Unknown, ///< Not read (stock lld's jobs: nothing to add).
+  All,     ///< Every module position-independent (-fpic, -fPIE).
+  None,    ///< No module position-independent (-fno-pic).
+  Mixed,   ///< Some of each: the jobs, which get one model, cannot follow.
+};
+
+/// The backend options of a link with \p Options, in command-line order;
+/// \p Modules says how its modules were compiled, which matters for -r.
+BackendOptions
+distributedBackendOptions(llvm::ArrayRef<LinkOption> Options,
+                          ModulesPIC Modules = ModulesPIC::Unknown);
 
 /// Whether \p Name (no dashes, no value) is one of the LLVM code generation
 /// options lld-22 registers and clang-22 does not (llvm/CodeGen/

@@ -9,6 +9,7 @@
 #ifndef ULTO_LINK_LTOPLAN_H
 #define ULTO_LINK_LTOPLAN_H
 
+#include "ulto/Link/BackendOptions.h"
 #include "ulto/Link/LinkInputs.h"
 #include "llvm/ADT/StringRef.h"
 #include <optional>
@@ -55,6 +56,11 @@ checkModuleIDs(const std::vector<BitcodeInput> &Inputs);
 /// two EnableSplitLTOUnit values, in every mode, with LLVM's own words.
 std::vector<std::string>
 checkSplitLTOUnitFlags(const std::vector<BitcodeInput> &Inputs);
+
+/// How the ThinLTO modules of \p Files were compiled (their "PIC Level"
+/// module flag), read lazily without function bodies; Unknown if a module
+/// cannot be read (lld reports it).
+ModulesPIC readModulesPIC(const std::vector<LoadedFile> &Files);
 
 /// The line --verbose and --save-temps print: the mode LTO will run in, how
 /// many modules go thin and how many regular, and why.
