@@ -453,11 +453,12 @@ DistSummary runTraced(const DistConfig &Config, const JobList &List,
   if (Opts.TimeTrace)
     timeTraceProfilerInitialize(/*TimeTraceGranularity=*/0, ToolName);
   TimeTraceScope Scope("ulto dist", List.LinkerOutput);
+  std::optional<ShardCompletion> Shards;
   {
-    TimeTraceScope Complete("complete index shards");
-    for (const std::string &Warning : completeIndexShards(List))
-      writeMessage(errs(), ToolName, MessageKind::Warning, Warning);
+    TimeTraceScope Scope("read for shard completion");
+    Shards.emplace(List);
   }
+  Opts.Shards = &*Shards;
   TerminalStatus Status(errs(), ToolName, Config.Progress, List.Jobs.size());
   return runBackends(List, Exec, Opts, Status);
 }

@@ -1,6 +1,6 @@
 //===- ShardCompletionTest.cpp - What lld's index shards leave out --------===//
 //
-// completeIndexShards on links made here: bitcode written by LLVM's ThinLTO
+// ShardCompletion on links made here: bitcode written by LLVM's ThinLTO
 // writer, shards written as lld writes them (the thin link's index of the
 // ThinLTO halves, each shard its module's summaries and its imports').
 //
@@ -134,6 +134,7 @@ public:
     return List;
   }
 
+  std::string dir() const { return Dir.path().str(); }
   std::string path(StringRef Name) const {
     return (Dir.path() + "/" + Name).str();
   }
@@ -160,6 +161,22 @@ summariesOf(const ModuleSummaryIndex &Index, StringRef Name) {
   return Result;
 }
 
+/// Every job's shard completed and written, as ulto dist does for jobs that
+/// run; the errors.
+std::vector<std::string> completeAll(const JobList &List) {
+  ShardCompletion Completion(List);
+  std::vector<std::string> Errors;
+  for (size_t I = 0; I != List.Jobs.size(); ++I) {
+    Expected<std::optional<std::string>> Shard = Completion.complete(I);
+    if (!Shard)
+      Errors.push_back(toString(Shard.takeError()));
+    else if (*Shard)
+      if (Error E = Completion.write(I, **Shard))
+        Errors.push_back(toString(std::move(E)));
+  }
+  return Errors;
+}
+
 TEST(ShardCompletionTest, AddsWhatTheModuleReferencesAndTheShardLacks) {
   Link L;
   L.addModule("shape.o", ShapeIR);
@@ -177,7 +194,7 @@ TEST(ShardCompletionTest, AddsWhatTheModuleReferencesAndTheShardLacks) {
   EXPECT_TRUE(summariesOf(*Before, "vt").empty());
   EXPECT_TRUE(summariesOf(*Before, "counter").empty());
 
-  EXPECT_EQ(completeIndexShards(List), std::vector<std::string>());
+  EXPECT_EQ(completeAll(List), std::vector<std::string>());
   std::unique_ptr<ModuleSummaryIndex> After =
       readShard(contents(List.Jobs[1].indexShard()));
   ASSERT_TRUE(After);
@@ -204,7 +221,7 @@ TEST(ShardCompletionTest, AddsWhatTheModuleReferencesAndTheShardLacks) {
 
   // Done again, nothing changes.
   std::string Completed = contents(List.Jobs[1].indexShard());
-  EXPECT_EQ(completeIndexShards(List), std::vector<std::string>());
+  EXPECT_EQ(completeAll(List), std::vector<std::string>());
   EXPECT_EQ(contents(List.Jobs[1].indexShard()), Completed);
 }
 
@@ -215,7 +232,7 @@ TEST(ShardCompletionTest, NothingForAGlobalSomeCopyCallsPreemptible) {
   L.addModule("counter.o", CounterIR);
   // The thin link did not find counter defined in the output.
   JobList List = L.write({{"make.o", {"count"}}}, "counter");
-  EXPECT_EQ(completeIndexShards(List), std::vector<std::string>());
+  EXPECT_EQ(completeAll(List), std::vector<std::string>());
   std::unique_ptr<ModuleSummaryIndex> After =
       readShard(contents(List.Jobs[1].indexShard()));
   ASSERT_TRUE(After);
@@ -231,7 +248,7 @@ TEST(ShardCompletionTest, NothingForARegularHalfCompiledPreemptible) {
   L.addModule("make.o", MakeIR);
   JobList List = L.write({});
   std::string MakeShard = contents(List.Jobs[1].indexShard());
-  EXPECT_EQ(completeIndexShards(List), std::vector<std::string>());
+  EXPECT_EQ(completeAll(List), std::vector<std::string>());
   EXPECT_EQ(contents(List.Jobs[1].indexShard()), MakeShard);
 }
 
@@ -243,14 +260,44 @@ TEST(ShardCompletionTest, InputsThatAreNotBitcodeCompleteNothing) {
   std::string MakeShard = contents(List.Jobs[1].indexShard());
   // The module whose references count is not bitcode: nothing to add.
   writeFile(List.Jobs[1].module(), "not bitcode");
-  EXPECT_EQ(completeIndexShards(List), std::vector<std::string>());
+  EXPECT_EQ(completeAll(List), std::vector<std::string>());
   EXPECT_EQ(contents(List.Jobs[1].indexShard()), MakeShard);
   // A shard that is not one, and one that is missing: left alone.
   writeFile(List.Jobs[0].indexShard(), "not a shard");
   ASSERT_FALSE(sys::fs::remove(List.Jobs[1].indexShard()));
-  EXPECT_EQ(completeIndexShards(List), std::vector<std::string>());
+  EXPECT_EQ(completeAll(List), std::vector<std::string>());
   EXPECT_EQ(contents(List.Jobs[0].indexShard()), "not a shard");
   EXPECT_FALSE(sys::fs::exists(List.Jobs[1].indexShard()));
+}
+
+TEST(ShardCompletionTest, AShardThatCannotBeWrittenIsLeftAsItWas) {
+  Link L;
+  L.addModule("shape.o", ShapeIR);
+  L.addModule("make.o", MakeIR);
+  JobList List = L.write({});
+  ShardCompletion Completion(List);
+  // The directory of the shards is gone, a file in its place, by the time
+  // the job runs.
+  std::string Dir = L.dir(), Moved = L.dir() + ".moved";
+  ASSERT_FALSE(sys::fs::rename(Dir, Moved));
+  writeFile(Dir, "not a directory");
+  Expected<std::optional<std::string>> Shard = Completion.complete(1);
+  ASSERT_TRUE(Shard && *Shard);
+  std::string Message = toString(Completion.write(1, **Shard));
+  EXPECT_TRUE(StringRef(Message).starts_with(
+      ("cannot write the completed index shard '" + List.Jobs[1].indexShard() +
+       "': ")
+          .str()))
+      << Message;
+  EXPECT_TRUE(StringRef(Message).ends_with(
+      "; its backend reaches the globals the link defines but it does not "
+      "import as if they might not be defined in the output"))
+      << Message;
+  ASSERT_FALSE(sys::fs::remove(Dir));
+  ASSERT_FALSE(sys::fs::rename(Moved, Dir));
+  Expected<std::optional<std::string>> Other = Completion.complete(0);
+  ASSERT_TRUE(bool(Other));
+  EXPECT_FALSE(*Other);
 }
 
 } // namespace

@@ -213,7 +213,8 @@ static void addField(BLAKE3 &Hasher, StringRef Field) {
 Expected<std::string> computeBackendKey(const JobList &List,
                                         const BackendJob &Job,
                                         StringRef CompilerIdentity,
-                                        FileDigests &Digests) {
+                                        FileDigests &Digests,
+                                        std::optional<StringRef> Shard) {
   BLAKE3 Hasher;
   addField(Hasher, "ulto-backend-2");
   addField(Hasher, CompilerIdentity);
@@ -239,10 +240,10 @@ Expected<std::string> computeBackendKey(const JobList &List,
   }
 
   // The shard naming its modules so.
-  Expected<std::string> Shard = renameShardByContent(Job, *Names);
-  if (!Shard)
-    return Shard.takeError();
-  addField(Hasher, *Shard);
+  Expected<std::string> Renamed = renameShardByContent(Job, *Names, Shard);
+  if (!Renamed)
+    return Renamed.takeError();
+  addField(Hasher, *Renamed);
   return toHex(Hasher.final<32>(), /*LowerCase=*/true);
 }
 

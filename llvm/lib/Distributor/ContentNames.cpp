@@ -58,13 +58,20 @@ Expected<ContentNames> nameByContent(const JobList &List, const BackendJob &Job,
 }
 
 Expected<std::string> renameShardByContent(const BackendJob &Job,
-                                           const ContentNames &Names) {
-  Expected<std::unique_ptr<MemoryBuffer>> Shard =
-      readWholeFile(Job.indexShard());
-  if (!Shard)
-    return Shard.takeError();
+                                           const ContentNames &Names,
+                                           std::optional<StringRef> Shard) {
+  std::unique_ptr<MemoryBuffer> File;
+  if (!Shard) {
+    Expected<std::unique_ptr<MemoryBuffer>> Read =
+        readWholeFile(Job.indexShard());
+    if (!Read)
+      return Read.takeError();
+    File = std::move(*Read);
+  }
+  MemoryBufferRef Bytes = File ? File->getMemBufferRef()
+                               : MemoryBufferRef(*Shard, Job.indexShard());
   return renameShardModules(
-      **Shard, [&](StringRef Module) -> Expected<std::string> {
+      Bytes, [&](StringRef Module) -> Expected<std::string> {
         auto It = Names.NameOf.find(Module);
         if (It == Names.NameOf.end())
           return createStringError("%s: names module '%s', which is not "

@@ -54,9 +54,9 @@ public:
   Run(const JobList &List, Executor &Exec, const DistOptions &Opts,
       StatusSink &Status)
       : List(List), Exec(Exec), Opts(Opts), Status(Status), Cache(Opts.Cache),
-        Keys(List.Jobs.size()), Targets(List.Jobs.size()),
-        Before(List.Jobs.size()), CacheUnwritable(Opts.CacheReadOnly),
-        Running(Opts.Running) {}
+        Keys(List.Jobs.size()), CompletedShards(List.Jobs.size()),
+        Targets(List.Jobs.size()), Before(List.Jobs.size()),
+        CacheUnwritable(Opts.CacheReadOnly), Running(Opts.Running) {}
 
   DistSummary run();
 
@@ -86,6 +86,10 @@ private:
   /// there before, which is never removed).
   bool wroteOutput(size_t I);
   void removeOwnOutput(size_t I);
+  void completeShard(size_t I);
+  /// Writes the job's completed shard for the executor; without it the job
+  /// runs on lld's shard, and its object is not this key's to store.
+  void writeCompletedShard(size_t I);
   ExecutionResult runExecutor(const BackendJob &Job);
   void reportFallback(const BackendJob &Job, const ExecutionResult &R);
   bool writeOutput(const BackendJob &Job, StringRef Object);
@@ -103,6 +107,9 @@ private:
   std::string CompilerIdentity;
   // Per job, written by the thread that runs it.
   std::vector<std::string> Keys; // Empty: not cached.
+  /// Shards completed in memory (ShardCompletion.h), written only for a job
+  /// that runs; empty: lld's shard is complete.
+  std::vector<std::string> CompletedShards;
   std::vector<Triple> Targets;
   std::vector<std::optional<sys::fs::file_status>> Before;
 
@@ -224,9 +231,32 @@ void Run::removeOwnOutput(size_t I) {
     sys::fs::remove(List.Jobs[I].output());
 }
 
+void Run::completeShard(size_t I) {
+  const BackendJob &Job = List.Jobs[I];
+  TimeTraceScope Scope("complete index shard", Job.module());
+  Expected<std::optional<std::string>> Shard = Opts.Shards->complete(I);
+  if (!Shard)
+    return warn("cannot complete the index shard of '" + Job.module() +
+                "': " + toString(Shard.takeError()));
+  if (*Shard)
+    CompletedShards[I] = std::move(**Shard);
+}
+
+void Run::writeCompletedShard(size_t I) {
+  if (CompletedShards[I].empty())
+    return;
+  Error E = Opts.Shards->write(I, CompletedShards[I]);
+  CompletedShards[I].clear();
+  if (!E)
+    return;
+  Keys[I].clear();
+  warn(toString(std::move(E)));
+}
+
 bool Run::execute(size_t I) {
   const BackendJob &Job = List.Jobs[I];
   const Triple &Target = Targets[I];
+  writeCompletedShard(I);
   StringRef Key = Keys[I];
   ExecutionResult Result = runExecutor(Job);
   while (true) {
@@ -383,6 +413,8 @@ std::optional<Run::Source> Run::produce(size_t I, bool MayDefer) {
     Before[I] = statusOf(Job.output());
     if (!checkInputs(Job))
       return Source::None;
+    if (Opts.Shards)
+      completeShard(I);
     Expected<Triple> Target = readModuleTriple(Job.module());
     if (!Target) {
       fail(Job, "cannot run: " + toString(Target.takeError()), StringRef(),
@@ -392,8 +424,11 @@ std::optional<Run::Source> Run::produce(size_t I, bool MayDefer) {
     Targets[I] = *Target;
     if (Cache) {
       TimeTraceScope Scope("cache key", Job.module());
+      std::optional<StringRef> Shard;
+      if (!CompletedShards[I].empty())
+        Shard = CompletedShards[I];
       Expected<std::string> K =
-          computeBackendKey(List, Job, CompilerIdentity, Digests);
+          computeBackendKey(List, Job, CompilerIdentity, Digests, Shard);
       if (K)
         Keys[I] = std::move(*K);
       else

@@ -1,13 +1,10 @@
 //===- ShardCompletion.cpp - What lld's index shards leave out ------------===//
 //
-// Three passes over the link (ShardCompletion.h says why):
-//   1. read, in parallel, every bitcode file the jobs name (its ThinLTO half's
-//      references by defining global, its regular halves' definitions) and
-//      every shard;
-//   2. merge what every definition's summaries say: dso_local only if all
-//      say so;
-//   3. per job, in parallel, add the summaries its module's and its imports'
-//      references miss, and rewrite its shard when it gained any.
+// Before the jobs, in parallel: every shard (the ThinLTO halves' flags, as
+// the thin link left them) and every bitcode file's regular LTO halves; then
+// what each global's summaries say, merged: dso_local only if all say so.
+// Per job, in its own thread: the references of its module and imports, the
+// summaries the shard lacks, the shard rewritten if it gained any.
 //
 //===----------------------------------------------------------------------===//
 
@@ -42,12 +39,11 @@ struct Definition {
 
 /// One bitcode file the jobs name.
 struct ModuleFile {
+  std::unique_ptr<MemoryBuffer> Buffer; // Null if it cannot be read.
   /// The ThinLTO half's references (refs, calls, an alias's aliasee) by the
-  /// global whose summary makes them.
+  /// global whose summary makes them; read by the first job that needs it.
   DenseMap<GUID, SmallVector<GUID, 4>> RefsOf;
-  /// The summaries of the regular LTO halves, which are in no shard.
-  std::vector<std::pair<GUID, const GlobalValueSummary *>> RegularDefinitions;
-  std::vector<std::unique_ptr<ModuleSummaryIndex>> RegularIndexes;
+  std::once_flag RefsRead;
 };
 
 /// One job's shard as read; null Index if it is not one.
@@ -58,10 +54,28 @@ struct Shard {
 
 } // namespace
 
+struct ShardCompletion::Link {
+  const JobList &List;
+  std::vector<ModuleFile> Files;
+  StringMap<ModuleFile *> FileOf;
+  std::vector<Shard> Shards;
+  DenseMap<GUID, Definition> Definitions;
+
+  explicit Link(const JobList &List) : List(List) {}
+};
+
 static bool isFunction(const GlobalValueSummary &Summary) {
   if (const auto *Alias = dyn_cast<AliasSummary>(&Summary))
     return !Alias->hasAliasee() || isFunction(Alias->getAliasee());
   return isa<FunctionSummary>(Summary);
+}
+
+static void merge(DenseMap<GUID, Definition> &Definitions, GUID G,
+                  const GlobalValueSummary &Summary) {
+  auto [It, New] = Definitions.try_emplace(G);
+  if (New)
+    It->second.IsFunction = isFunction(Summary);
+  It->second.DSOLocal &= Summary.isDSOLocal();
 }
 
 static void addRefs(const GlobalValueSummary &Summary,
@@ -78,21 +92,20 @@ static void addRefs(const GlobalValueSummary &Summary,
       Refs.push_back(Call.first.getGUID());
 }
 
-// An unreadable file or module adds nothing: its job fails on it anyway.
-static ModuleFile readModuleFile(StringRef Path) {
-  ModuleFile File;
-  ErrorOr<std::unique_ptr<MemoryBuffer>> Buffer = MemoryBuffer::getFile(
-      Path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
-  if (!Buffer)
-    return File;
-  Expected<std::vector<BitcodeModule>> Modules = getBitcodeModuleList(**Buffer);
+// The summaries of the file's ThinLTO halves (\p Thin) or of its regular
+// ones, each passed to \p Each. What cannot be read adds nothing: the job
+// that reads it fails on it anyway.
+static void
+forEachSummary(MemoryBufferRef Buffer, bool Thin,
+               function_ref<void(GUID, const GlobalValueSummary &)> Each) {
+  Expected<std::vector<BitcodeModule>> Modules = getBitcodeModuleList(Buffer);
   if (!Modules) {
     consumeError(Modules.takeError());
-    return File;
+    return;
   }
   for (BitcodeModule &Module : *Modules) {
     Expected<BitcodeLTOInfo> Info = Module.getLTOInfo();
-    if (!Info || !Info->HasSummary) {
+    if (!Info || !Info->HasSummary || Info->IsThinLTO != Thin) {
       consumeError(Info.takeError());
       continue;
     }
@@ -103,42 +116,83 @@ static ModuleFile readModuleFile(StringRef Path) {
     }
     for (const auto &[G, Summaries] : **Index)
       for (const std::unique_ptr<GlobalValueSummary> &Summary :
-           Summaries.getSummaryList()) {
-        if (Info->IsThinLTO)
-          addRefs(*Summary, File.RefsOf[G]);
-        else
-          File.RegularDefinitions.push_back({G, Summary.get()});
-      }
-    if (!Info->IsThinLTO)
-      File.RegularIndexes.push_back(std::move(*Index));
+           Summaries.getSummaryList())
+        Each(G, *Summary);
   }
-  return File;
+}
+
+static std::unique_ptr<MemoryBuffer> readFile(StringRef Path) {
+  ErrorOr<std::unique_ptr<MemoryBuffer>> Buffer = MemoryBuffer::getFile(
+      Path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+  return Buffer ? std::move(*Buffer) : nullptr;
 }
 
 static Shard readShard(StringRef Path) {
   Shard S;
-  ErrorOr<std::unique_ptr<MemoryBuffer>> Buffer = MemoryBuffer::getFile(
-      Path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+  std::unique_ptr<MemoryBuffer> Buffer = readFile(Path);
   if (!Buffer)
     return S;
-  Expected<std::unique_ptr<ModuleSummaryIndex>> Index =
-      readIndexShard(**Buffer);
+  Expected<std::unique_ptr<ModuleSummaryIndex>> Index = readIndexShard(*Buffer);
   if (!Index) {
     consumeError(Index.takeError());
     return S;
   }
-  S.Buffer = std::move(*Buffer);
+  S.Buffer = std::move(Buffer);
   S.Index = std::move(*Index);
   return S;
 }
 
-static void merge(DenseMap<GUID, Definition> &Definitions, GUID G,
-                  const GlobalValueSummary &Summary) {
-  auto [It, New] = Definitions.try_emplace(G);
-  if (New)
-    It->second.IsFunction = isFunction(Summary);
-  It->second.DSOLocal &= Summary.isDSOLocal();
+ShardCompletion::ShardCompletion(const JobList &List)
+    : L(std::make_unique<Link>(List)) {
+  std::vector<StringRef> Paths;
+  for (const BackendJob &Job : List.Jobs) {
+    if (L->FileOf.try_emplace(Job.module()).second)
+      Paths.push_back(Job.module());
+    for (StringRef Import : Job.imports())
+      if (L->FileOf.try_emplace(Import).second)
+        Paths.push_back(Import);
+  }
+  L->Files = std::vector<ModuleFile>(Paths.size());
+  L->Shards.resize(List.Jobs.size());
+  std::vector<std::vector<std::pair<GUID, Definition>>> RegularDefinitions(
+      Paths.size());
+  parallelFor(0, Paths.size() + List.Jobs.size(), [&](size_t I) {
+    if (I >= Paths.size()) {
+      L->Shards[I - Paths.size()] =
+          readShard(List.Jobs[I - Paths.size()].indexShard());
+      return;
+    }
+    ModuleFile &File = L->Files[I];
+    File.Buffer = readFile(Paths[I]);
+    if (File.Buffer)
+      forEachSummary(*File.Buffer, /*Thin=*/false,
+                     [&](GUID G, const GlobalValueSummary &Summary) {
+                       RegularDefinitions[I].push_back(
+                           {G, {Summary.isDSOLocal(), isFunction(Summary)}});
+                     });
+  });
+  for (auto [Path, File] : zip_equal(Paths, L->Files))
+    L->FileOf[Path] = &File;
+
+  // The ThinLTO halves' flags are in their own jobs' shards.
+  for (auto [Job, S] : zip_equal(List.Jobs, L->Shards)) {
+    if (!S.Index)
+      continue;
+    for (const auto &[G, Summaries] : *S.Index)
+      for (const std::unique_ptr<GlobalValueSummary> &Summary :
+           Summaries.getSummaryList())
+        if (Summary->modulePath() == Job.module())
+          merge(L->Definitions, G, *Summary);
+  }
+  for (const auto &Definitions : RegularDefinitions)
+    for (auto [G, Def] : Definitions) {
+      auto [It, New] = L->Definitions.try_emplace(G, Def);
+      if (!New)
+        It->second.DSOLocal &= Def.DSOLocal;
+    }
 }
+
+ShardCompletion::~ShardCompletion() = default;
 
 // A summary that says only that the global is defined in the output: a
 // declaration's, for the backend, which imports nothing for it and changes
@@ -167,20 +221,32 @@ static std::unique_ptr<GlobalValueSummary> dsoLocalSummary(bool IsFunction) {
   return Summary;
 }
 
-// The globals that \p Job's module and imports refer to, that its shard has
-// no summary for, and that the link defines dso_local.
-static std::vector<std::pair<GUID, bool>>
-missingDefinitions(const ModuleSummaryIndex &Index,
-                   const StringMap<const ModuleFile *> &Files,
-                   const DenseMap<GUID, Definition> &Definitions) {
+Expected<std::optional<std::string>> ShardCompletion::complete(size_t I) {
+  const BackendJob &Job = L->List.Jobs[I];
+  Shard S = std::move(L->Shards[I]);
+  if (!S.Index)
+    return std::nullopt;
+  ModuleSummaryIndex &Index = *S.Index;
+  ModuleSummaryIndex::ModuleInfo *Own = Index.getModule(Job.module());
+  if (!Own)
+    return std::nullopt;
+
+  // What the module and its imports refer to that the shard lacks and the
+  // link defines dso_local.
   DenseSet<GUID> Seen;
   std::vector<std::pair<GUID, bool>> Missing;
   for (const auto &[G, Summaries] : Index)
     for (const std::unique_ptr<GlobalValueSummary> &Summary :
          Summaries.getSummaryList()) {
-      const ModuleFile *File = Files.lookup(Summary->modulePath());
-      if (!File)
+      ModuleFile *File = L->FileOf.lookup(Summary->modulePath());
+      if (!File || !File->Buffer)
         continue;
+      std::call_once(File->RefsRead, [File] {
+        forEachSummary(*File->Buffer, /*Thin=*/true,
+                       [File](GUID G, const GlobalValueSummary &Summary) {
+                         addRefs(Summary, File->RefsOf[G]);
+                       });
+      });
       auto Refs = File->RefsOf.find(G);
       if (Refs == File->RefsOf.end())
         continue;
@@ -190,91 +256,35 @@ missingDefinitions(const ModuleSummaryIndex &Index,
         ValueInfo VI = Index.getValueInfo(Ref);
         if (VI && !VI.getSummaryList().empty())
           continue;
-        auto Def = Definitions.find(Ref);
-        if (Def != Definitions.end() && Def->second.DSOLocal)
+        auto Def = L->Definitions.find(Ref);
+        if (Def != L->Definitions.end() && Def->second.DSOLocal)
           Missing.push_back({Ref, Def->second.IsFunction});
       }
     }
+  if (Missing.empty())
+    return std::nullopt;
   llvm::sort(Missing);
-  return Missing;
+  for (auto [G, IsFunction] : Missing) {
+    std::unique_ptr<GlobalValueSummary> Summary = dsoLocalSummary(IsFunction);
+    Summary->setModulePath(Own->first());
+    Index.addGlobalValueSummary(Index.getOrInsertValueInfo(G),
+                                std::move(Summary));
+  }
+  Expected<std::string> Bytes = writeIndexShard(Index, Job.indexShard());
+  if (!Bytes)
+    return Bytes.takeError();
+  return std::move(*Bytes);
 }
 
-std::vector<std::string> completeIndexShards(const JobList &List) {
-  // 1. Every file, once.
-  StringMap<size_t> FileIndex;
-  std::vector<StringRef> Paths;
-  for (const BackendJob &Job : List.Jobs) {
-    if (FileIndex.try_emplace(Job.module(), Paths.size()).second)
-      Paths.push_back(Job.module());
-    for (StringRef Import : Job.imports())
-      if (FileIndex.try_emplace(Import, Paths.size()).second)
-        Paths.push_back(Import);
-  }
-  std::vector<ModuleFile> Files(Paths.size());
-  std::vector<Shard> Shards(List.Jobs.size());
-  parallelFor(0, Paths.size() + Shards.size(), [&](size_t I) {
-    if (I < Paths.size())
-      Files[I] = readModuleFile(Paths[I]);
-    else
-      Shards[I - Paths.size()] =
-          readShard(List.Jobs[I - Paths.size()].indexShard());
-  });
-
-  // 2. Each definition's flags: the thin link's for the ThinLTO halves (each
-  // in its own job's shard), the bitcode's for the regular halves.
-  DenseMap<GUID, Definition> Definitions;
-  for (auto [Job, S] : zip_equal(List.Jobs, Shards)) {
-    if (!S.Index)
-      continue;
-    for (const auto &[G, Summaries] : *S.Index)
-      for (const std::unique_ptr<GlobalValueSummary> &Summary :
-           Summaries.getSummaryList())
-        if (Summary->modulePath() == Job.module())
-          merge(Definitions, G, *Summary);
-  }
-  for (const ModuleFile &File : Files)
-    for (auto [G, Summary] : File.RegularDefinitions)
-      merge(Definitions, G, *Summary);
-
-  // 3. Each job's shard, completed.
-  StringMap<const ModuleFile *> FileOf;
-  for (size_t I = 0; I != Paths.size(); ++I)
-    FileOf[Paths[I]] = &Files[I];
-  std::mutex Mutex;
-  std::vector<std::string> Warnings;
-  parallelFor(0, Shards.size(), [&](size_t I) {
-    const BackendJob &Job = List.Jobs[I];
-    ModuleSummaryIndex *Index = Shards[I].Index.get();
-    if (!Index)
-      return;
-    ModuleSummaryIndex::ModuleInfo *Own = Index->getModule(Job.module());
-    if (!Own)
-      return;
-    std::vector<std::pair<GUID, bool>> Missing =
-        missingDefinitions(*Index, FileOf, Definitions);
-    if (Missing.empty())
-      return;
-    for (auto [G, IsFunction] : Missing) {
-      std::unique_ptr<GlobalValueSummary> Summary = dsoLocalSummary(IsFunction);
-      Summary->setModulePath(Own->first());
-      Index->addGlobalValueSummary(Index->getOrInsertValueInfo(G),
-                                   std::move(Summary));
-    }
-    Expected<std::string> Bytes = writeIndexShard(*Index, Job.indexShard());
-    Error E =
-        Bytes ? writeAtomically(Job.indexShard(), *Bytes) : Bytes.takeError();
-    if (!E)
-      return;
-    std::lock_guard<std::mutex> Lock(Mutex);
-    Warnings.push_back(
-        ("cannot complete the index shard '" + Job.indexShard() +
-         "': " + toString(std::move(E)) + "; its backend reaches " +
-         Twine(Missing.size()) +
-         " globals defined in the output as if they might not be")
-            .str());
-  });
-  llvm::sort(Warnings);
-  return Warnings;
+Error ShardCompletion::write(size_t I, StringRef Shard) {
+  StringRef Path = L->List.Jobs[I].indexShard();
+  if (Error E = writeAtomically(Path, Shard))
+    return createStringError(
+        "cannot write the completed index shard '%s': %s; its backend "
+        "reaches the globals the link defines but it does not import as if "
+        "they might not be defined in the output",
+        Path.str().c_str(), toString(std::move(E)).c_str());
+  return Error::success();
 }
 
 } // namespace ulto

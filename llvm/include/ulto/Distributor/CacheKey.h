@@ -29,6 +29,7 @@
 
 #include <chrono>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -72,11 +73,12 @@ computeCompilerIdentity(llvm::StringRef Compiler,
 
 /// The job's cache key, 64 hex digits: a version tag, \p CompilerIdentity,
 /// the role-normalised arguments, each file's content name and digest, and
-/// the index shard naming its modules so.
-llvm::Expected<std::string> computeBackendKey(const JobList &List,
-                                              const BackendJob &Job,
-                                              llvm::StringRef CompilerIdentity,
-                                              FileDigests &Digests);
+/// the index shard naming its modules so (\p Shard if given, else the
+/// file).
+llvm::Expected<std::string>
+computeBackendKey(const JobList &List, const BackendJob &Job,
+                  llvm::StringRef CompilerIdentity, FileDigests &Digests,
+                  std::optional<llvm::StringRef> Shard = std::nullopt);
 
 } // namespace ulto
 

@@ -29,6 +29,7 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/Error.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -61,9 +62,11 @@ llvm::Expected<ContentNames> nameByContent(const JobList &List,
                                            ContentHexFunction ContentHex);
 
 /// \p Job's index shard with its modules renamed to \p Names; a module the
-/// job does not name is an error naming the shard.
-llvm::Expected<std::string> renameShardByContent(const BackendJob &Job,
-                                                 const ContentNames &Names);
+/// job does not name is an error naming the shard. The shard is \p Shard if
+/// given (one completed in memory, ShardCompletion.h), else the file.
+llvm::Expected<std::string>
+renameShardByContent(const BackendJob &Job, const ContentNames &Names,
+                     std::optional<llvm::StringRef> Shard = std::nullopt);
 
 } // namespace ulto
 

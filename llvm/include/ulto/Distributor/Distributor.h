@@ -17,6 +17,7 @@
 #include "ulto/Distributor/Executor.h"
 #include "ulto/Distributor/JobList.h"
 #include "ulto/Distributor/RunningJobs.h"
+#include "ulto/Distributor/ShardCompletion.h"
 #include "ulto/Distributor/StatusSink.h"
 
 #include <chrono>
@@ -41,6 +42,9 @@ struct DistOptions {
   std::chrono::seconds WaitLimit{600};
   /// How the compiler is asked for its --version, for the cache keys.
   VersionProbe AskVersion = processVersionProbe();
+  /// Completes each job's index shard before its cache key (null: lld's
+  /// shards as they are).
+  ShardCompletion *Shards = nullptr;
   /// Record each job in LLVM's time-trace profiler, which the caller has
   /// initialised on its own thread and writes out afterwards.
   bool TimeTrace = false;

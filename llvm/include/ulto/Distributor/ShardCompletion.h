@@ -10,7 +10,7 @@
 // another module's regular LTO half, a -fcommon variable defined twice. The
 // program is then a few bytes per access larger than --lto=thin's.
 //
-// completeIndexShards gives each job those answers: for every global that
+// ShardCompletion gives each job those answers: for every global that
 // the summaries of its module and of what it imports refer to, that its
 // shard has no summary for, and that every summary of the link marks
 // dso_local, it adds a summary of that global to the shard, live and
@@ -32,17 +32,39 @@
 
 #include "ulto/Distributor/JobList.h"
 
+#include "llvm/Support/Error.h"
+
+#include <memory>
+#include <optional>
 #include <string>
-#include <vector>
 
 namespace ulto {
 
-/// Rewrites the index shards of \p List's jobs, in place and each whole or
-/// not at all, with the summaries described above. An input that cannot be
-/// read completes nothing (its job reports it when it runs); a shard that
-/// cannot be written is left as lld wrote it. Returns one warning per shard
-/// left incomplete that way.
-std::vector<std::string> completeIndexShards(const JobList &List);
+/// What completing a link's shards needs from the whole link: the thin
+/// link's flags (from every shard) and the regular LTO halves' definitions,
+/// read in parallel when it is made. Each job's shard is then completed by
+/// the thread that runs the job, which reads the references of its module
+/// and imports (each file once, for whichever job needs it first).
+class ShardCompletion {
+public:
+  explicit ShardCompletion(const JobList &List);
+  ~ShardCompletion();
+
+  /// Job \p I's shard with the summaries it lacks, written as LLVM writes
+  /// an index; std::nullopt when it lacks none, or when an input cannot be
+  /// read (its job reports that when it runs). Call once per job; jobs may
+  /// be completed concurrently.
+  llvm::Expected<std::optional<std::string>> complete(size_t I);
+
+  /// Writes \p Shard, job \p I's completed shard, in place of lld's, whole
+  /// or not at all; the error says that the job's backend then reaches the
+  /// globals as lld's shard has it.
+  llvm::Error write(size_t I, llvm::StringRef Shard);
+
+private:
+  struct Link;
+  std::unique_ptr<Link> L;
+};
 
 } // namespace ulto
 
