@@ -7,6 +7,7 @@
 #ifndef ULTO_TOOLS_ULTO_COMMANDS_H
 #define ULTO_TOOLS_ULTO_COMMANDS_H
 
+#include "ulto/Distributor/JobList.h"
 #include "ulto/Support/Version.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
@@ -30,8 +31,8 @@ int sdkMain(llvm::ArrayRef<const char *> Args);
 
 /// Under stock ld.lld-22 (ulto dist's parent), warns once, as \p Tool, when
 /// the link's options change in-process code generation in ways lld does not
-/// pass to the backend jobs (StockLinker.cpp).
-void warnAboutStockLinker(llvm::StringRef Tool);
+/// pass to \p List's backend jobs (StockLinker.cpp).
+void warnAboutStockLinker(llvm::StringRef Tool, const JobList &List);
 
 /// Prints each error in \p Errors as "<Tool>: error: <message>"; returns 1,
 /// the exit code of a command line that cannot run.

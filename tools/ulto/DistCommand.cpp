@@ -500,7 +500,7 @@ int ulto::distMain(ArrayRef<const char *> Args) {
   if (!List)
     return reportErrors(ToolName, List.takeError());
   Cancel.watch(Config->JobList, *List, Config->Progress);
-  warnAboutStockLinker(ToolName);
+  warnAboutStockLinker(ToolName, *List);
   if (!Config->NinjaFile.empty())
     if (Error E = writeAtomically(Config->NinjaFile, [&](raw_ostream &OS) {
           writeNinjaFile(*List, OS);

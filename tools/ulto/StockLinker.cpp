@@ -12,6 +12,7 @@
 
 #include "Commands.h"
 #include "ulto/Link/BackendOptions.h"
+#include "ulto/Link/LTOPlan.h"
 #include "ulto/Support/Message.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -57,7 +58,23 @@ commandLine(pid_t Pid, StringSaver &Saver) {
   return Args;
 }
 
-void warnAboutStockLinker(StringRef Tool) {
+// How the jobs' modules were compiled, which a relocatable link follows.
+static ModulesPIC readJobModulesPIC(const JobList &List) {
+  std::vector<std::unique_ptr<MemoryBuffer>> Buffers;
+  std::vector<LoadedFile> Files;
+  for (const BackendJob &Job : List.Jobs) {
+    ErrorOr<std::unique_ptr<MemoryBuffer>> Buffer =
+        MemoryBuffer::getFile(Job.module(), /*IsText=*/false,
+                              /*RequiresNullTerminator=*/false);
+    if (!Buffer)
+      return ModulesPIC::Unknown;
+    Files.push_back({Job.module().str(), (*Buffer)->getMemBufferRef(), true});
+    Buffers.push_back(std::move(*Buffer));
+  }
+  return readModulesPIC(Files);
+}
+
+void warnAboutStockLinker(StringRef Tool, const JobList &Jobs) {
   // lld runs as "lld" whatever its name on the command line (ld.lld,
   // ld.lld-22, ld); ld.ulto passes the options itself.
   pid_t Parent = getppid();
@@ -81,7 +98,11 @@ void warnAboutStockLinker(StringRef Tool) {
       Options.push_back({A->getOption().getName().str(),
                          A->getNumValues() ? A->getValue() : "",
                          A->getAsString(List)});
-  BackendOptions Missing = distributedBackendOptions(Options);
+  ModulesPIC Modules = ModulesPIC::Unknown;
+  if (any_of(Options,
+             [](const LinkOption &O) { return O.Name == "relocatable"; }))
+    Modules = readJobModulesPIC(Jobs);
+  BackendOptions Missing = distributedBackendOptions(Options, Modules);
   if (Missing.CompilerArgs.empty() && Missing.Errors.empty())
     return;
   std::vector<std::string> Parts;

@@ -178,14 +178,13 @@ BackendOptions distributedBackendOptions(ArrayRef<LinkOption> Options,
   // lld gives the jobs -fpic for PIC outputs and nothing otherwise, so they
   // would get clang-22's default (-fPIE on Debian) where in-process code
   // generation is static. A relocatable output keeps each module's own
-  // model in-process: static for -fno-pic modules, PIC otherwise (PIE or
-  // not, as the module's own flags say, whichever of the two clang is told).
+  // model in-process: static for -fno-pic modules, PIC otherwise, PIE or
+  // not as the module's own flags say, which is what clang-22's default
+  // (position-independent on Linux) does with them.
   if (!Pie && !Shared && !Relocatable)
     T.add({"-fno-pic"});
   if (Relocatable && Modules == ModulesPIC::None)
     T.add({"-fno-pic"});
-  if (Relocatable && Modules == ModulesPIC::All)
-    T.add({"-fpic"});
   if (Relocatable && Modules == ModulesPIC::Mixed)
     T.refuse(*Relocatable, "its modules were compiled with and without "
                            "-fno-pic, and each job gets the link's one "
