@@ -245,6 +245,10 @@ void Run::completeShard(size_t I) {
 void Run::writeCompletedShard(size_t I) {
   if (CompletedShards[I].empty())
     return;
+  // Its temporary file is not left behind by an interrupt.
+  ObjectWrite Writing;
+  if (!Writing)
+    return;
   Error E = Opts.Shards->write(I, CompletedShards[I]);
   CompletedShards[I].clear();
   if (!E)

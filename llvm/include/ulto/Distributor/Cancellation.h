@@ -129,8 +129,8 @@ private:
   bool MayStart = false;
 };
 
-/// Held while a job's object is written: an interrupt waits for the writes
-/// in progress, and no new one starts.
+/// Held while a job's object (or its completed index shard) is written: an
+/// interrupt waits for the writes in progress, and no new one starts.
 class ObjectWrite {
 public:
   ObjectWrite();
