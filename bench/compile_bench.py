@@ -6,8 +6,9 @@ configurations and compares each with B, stock clang-22's unified LTO:
 
   A  clang-22 -flto=thin
   B  clang-22 -flto=thin -funified-lto                (the reference)
-  C  ulto-clang++ -flto=thin -funified-lto            (ulto: full pre-link)
-  D  ulto-clang++ ... -funified-lto-pipeline=thin     (ulto: thin pre-link)
+  C  ulto-clang++ ... -funified-lto-pipeline=full     (ulto: full pre-link)
+  D  ulto-clang++ ... -funified-lto-pipeline=thin     (ulto: thin pre-link,
+                                                       the default)
 
 Reported per configuration: compile CPU time (user+sys of each compiler
 process, from os.wait4) and wall time, total bitcode size, and the "split
@@ -83,7 +84,8 @@ def make_configs(ulto_bin: Path) -> Tuple[List[Config], Optional[str]]:
     ulto = ulto_bin / "ulto-clang++"
     if not os.access(ulto, os.X_OK):
         return configs, f"{ulto} not found (or not executable): skipping C and D"
-    configs += [Config("C", "ulto -flto=thin -funified-lto", ulto, unified),
+    configs += [Config("C", "ulto -flto=thin -funified-lto -funified-lto-pipeline=full",
+                       ulto, unified + ["-funified-lto-pipeline=full"]),
                 Config("D", "ulto -flto=thin -funified-lto -funified-lto-pipeline=thin",
                        ulto, unified + ["-funified-lto-pipeline=thin"])]
     return configs, None

@@ -355,7 +355,7 @@ static bool isForServedTarget(ArrayRef<const char *> CC1Args) {
 // reproduce the compile.
 static void applyUltoOptions(Compilation &C, const Driver &D,
                              ArrayRef<std::string> Taken) {
-  ulto::UnifiedPipeline Pipeline = ulto::UnifiedPipeline::Full;
+  ulto::UnifiedPipeline Pipeline = ulto::UnifiedPipeline::Thin;
   bool IndirectCallTypes = true;
   for (StringRef Arg : Taken) {
     if (Arg == ulto::IndirectCallTypesOption ||
@@ -382,9 +382,9 @@ static void applyUltoOptions(Compilation &C, const Driver &D,
         llvm::none_of(JobArgs, IsUnified) || !isForServedTarget(JobArgs))
       continue;
     Used = true;
-    if (Pipeline == ulto::UnifiedPipeline::Thin)
+    if (Pipeline == ulto::UnifiedPipeline::Full)
       JobArgs.push_back(C.getArgs().MakeArgString(
-          Twine(ulto::UnifiedPipelineOption) + "thin"));
+          Twine(ulto::UnifiedPipelineOption) + "full"));
     if (!IndirectCallTypes)
       JobArgs.push_back(ulto::NoIndirectCallTypesOption.data());
     // A temporary object's random name must not reach the module ID.
@@ -415,7 +415,7 @@ static void describeUlto(const InputArgList &Args) {
               "link with ld.ulto --lto=distributed\n"
               "  -funified-lto-pipeline=full|thin\n"
               "                          The pre-link pipeline of "
-              "-funified-lto (default: full)\n"
+              "-funified-lto (default: thin)\n"
               "  -fno-unified-lto-icall-types\n"
               "                          No -fsanitize=cfi-icall types on the "
               "functions of -funified-lto bitcode\n";

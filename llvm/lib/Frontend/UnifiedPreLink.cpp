@@ -5,7 +5,7 @@
 // llvm::getUniqueModuleId() finds strong external definitions to hash. ulto
 // instead:
 //   1. runs clang's EmitLLVMOnlyAction with the invocation rewritten for the
-//      Full LTO pre-link pipeline (or the ThinLTO one on request), so all of
+//      ThinLTO pre-link pipeline (or the Full LTO one on request), so all of
 //      clang's backend setup (sanitizers, PGO, target options) applies;
 //   2. sets the "Unique Source File Identifier" flag at the start of that
 //      pipeline from the translation unit's paths and IR fingerprint;

@@ -16,8 +16,11 @@
 namespace ulto {
 
 /// The pre-link optimisation pipeline run before unified bitcode is written.
+/// The ThinLTO one is the default: on real programs the Full LTO one cost
+/// 1.07x the whole build's CPU for no run time in ThinLTO links and 1.3% in
+/// full LTO links (docs/UnifiedLTO.md).
 enum class UnifiedPipeline {
-  Full, ///< LLVM's Full LTO pre-link pipeline (the default).
+  Full, ///< LLVM's Full LTO pre-link pipeline.
   Thin, ///< LLVM's ThinLTO pre-link pipeline, as clang -funified-lto runs.
 };
 
@@ -45,7 +48,7 @@ inline constexpr llvm::StringLiteral IdentityOutputOption =
 
 /// What ulto's -cc1 takes from its arguments for a unified pre-link.
 struct UnifiedPreLinkOptions {
-  UnifiedPipeline Pipeline = UnifiedPipeline::Full;
+  UnifiedPipeline Pipeline = UnifiedPipeline::Thin;
   std::optional<std::string> IdentityOutput;
   bool IndirectCallTypes = true;
 };
