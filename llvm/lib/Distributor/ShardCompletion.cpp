@@ -70,12 +70,16 @@ static bool isFunction(const GlobalValueSummary &Summary) {
   return isa<FunctionSummary>(Summary);
 }
 
+static Definition definitionOf(const GlobalValueSummary &Summary) {
+  return {Summary.isDSOLocal(), isFunction(Summary)};
+}
+
+// Another copy of \p G: dso_local only if every copy is.
 static void merge(DenseMap<GUID, Definition> &Definitions, GUID G,
-                  const GlobalValueSummary &Summary) {
-  auto [It, New] = Definitions.try_emplace(G);
-  if (New)
-    It->second.IsFunction = isFunction(Summary);
-  It->second.DSOLocal &= Summary.isDSOLocal();
+                  Definition Copy) {
+  auto [It, New] = Definitions.try_emplace(G, Copy);
+  if (!New)
+    It->second.DSOLocal &= Copy.DSOLocal;
 }
 
 static void addRefs(const GlobalValueSummary &Summary,
@@ -168,7 +172,7 @@ ShardCompletion::ShardCompletion(const JobList &List)
       forEachSummary(*File.Buffer, /*Thin=*/false,
                      [&](GUID G, const GlobalValueSummary &Summary) {
                        RegularDefinitions[I].push_back(
-                           {G, {Summary.isDSOLocal(), isFunction(Summary)}});
+                           {G, definitionOf(Summary)});
                      });
   });
   for (auto [Path, File] : zip_equal(Paths, L->Files))
@@ -182,14 +186,11 @@ ShardCompletion::ShardCompletion(const JobList &List)
       for (const std::unique_ptr<GlobalValueSummary> &Summary :
            Summaries.getSummaryList())
         if (Summary->modulePath() == Job.module())
-          merge(L->Definitions, G, *Summary);
+          merge(L->Definitions, G, definitionOf(*Summary));
   }
   for (const auto &Definitions : RegularDefinitions)
-    for (auto [G, Def] : Definitions) {
-      auto [It, New] = L->Definitions.try_emplace(G, Def);
-      if (!New)
-        It->second.DSOLocal &= Def.DSOLocal;
-    }
+    for (auto [G, Copy] : Definitions)
+      merge(L->Definitions, G, Copy);
 }
 
 ShardCompletion::~ShardCompletion() = default;
