@@ -2,16 +2,13 @@
 
 #include "ulto/Distributor/Executor.h"
 #include "ulto/Distributor/Cancellation.h"
+#include "ulto/Distributor/CaptureFiles.h"
 #include "ulto/Distributor/CrashReport.h"
 #include "ulto/Distributor/ForkServer.h"
 #include "ulto/Distributor/SlotPool.h"
 
-#include "llvm/ADT/ScopeExit.h"
-#include "llvm/ADT/SmallString.h"
-#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Program.h"
-#include "llvm/Support/Signals.h"
 #include "llvm/Support/TimeProfiler.h"
 
 #include <cstring>
@@ -101,16 +98,11 @@ VersionProbe LocalExecutor::versionProbe() const {
 
 ExecutionResult LocalExecutor::run(const JobList &List, const BackendJob &Job) {
   // stdout and stderr go to one file, shown if the job fails.
-  SmallString<128> OutputFile;
-  if (std::error_code EC =
-          sys::fs::createTemporaryFile("ulto-backend", "txt", OutputFile))
-    return ExecutionResult::ended(ExitKind::NotStarted, EC.message());
-  // Removed after the job, or by an interrupt (Cancellation.h).
-  sys::RemoveFileOnSignal(OutputFile);
-  scope_exit Remove([&] {
-    sys::fs::remove(OutputFile);
-    sys::DontRemoveFileOnSignal(OutputFile);
-  });
+  Expected<CaptureFiles::Lease> Capture = Captures.take();
+  if (!Capture)
+    return ExecutionResult::ended(ExitKind::NotStarted,
+                                  toString(Capture.takeError()));
+  StringRef OutputFile = Capture->path();
   std::optional<SlotPool::Slot> Slot;
   if (Slots) {
     TimeTraceScope Scope("wait for a slot", Job.module());

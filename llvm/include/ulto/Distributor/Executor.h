@@ -12,6 +12,7 @@
 #define ULTO_DISTRIBUTOR_EXECUTOR_H
 
 #include "ulto/Distributor/CacheKey.h"
+#include "ulto/Distributor/CaptureFiles.h"
 #include "ulto/Distributor/CrashReport.h"
 #include "ulto/Distributor/JobList.h"
 
@@ -128,6 +129,7 @@ public:
 private:
   ForkServer *Server;
   SlotPool *Slots;
+  CaptureFiles Captures;
 };
 
 } // namespace ulto
