@@ -1,7 +1,8 @@
 //===- AtomicFileTest.cpp - Whole or not at all ---------------------------===//
 //
 // A write that fails half-way (here: past RLIMIT_FSIZE, as a full disk would
-// fail it) leaves the path as it was and no temporary file beside it.
+// fail it) leaves the path as it was and no temporary file beside it, whoever
+// is to remove the temporary file on a signal.
 //
 //===----------------------------------------------------------------------===//
 
@@ -10,6 +11,7 @@
 #include "Common/ErrorText.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Signals.h"
 #include "llvm/Testing/Support/SupportHelpers.h"
 #include "gtest/gtest.h"
 
@@ -37,19 +39,21 @@ std::vector<std::string> filesIn(StringRef Dir) {
   return Names;
 }
 
-TEST(AtomicFileTest, WritesTheWholeFile) {
+class AtomicFileTest : public ::testing::TestWithParam<OnSignal> {};
+
+TEST_P(AtomicFileTest, WritesTheWholeFile) {
   unittest::TempDir Dir("atomic", /*Unique=*/true);
   std::string Path = (Dir.path() + "/out").str();
-  EXPECT_EQ(errorText(writeAtomically(Path, "old")), "");
-  EXPECT_EQ(errorText(writeAtomically(Path, "new")), "");
+  EXPECT_EQ(errorText(writeAtomically(Path, "old", GetParam())), "");
+  EXPECT_EQ(errorText(writeAtomically(Path, "new", GetParam())), "");
   EXPECT_EQ(readFile(Path), "new");
   EXPECT_EQ(filesIn(Dir.path()), std::vector<std::string>{"out"});
 }
 
-TEST(AtomicFileTest, AFailedWriteKeepsWhatWasThere) {
+TEST_P(AtomicFileTest, AFailedWriteKeepsWhatWasThere) {
   unittest::TempDir Dir("atomic", /*Unique=*/true);
   std::string Path = (Dir.path() + "/out").str();
-  ASSERT_EQ(errorText(writeAtomically(Path, "old")), "");
+  ASSERT_EQ(errorText(writeAtomically(Path, "old", GetParam())), "");
 
   struct rlimit Saved;
   ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &Saved), 0);
@@ -57,7 +61,7 @@ TEST(AtomicFileTest, AFailedWriteKeepsWhatWasThere) {
   Small.rlim_cur = 4096;
   auto OldHandler = std::signal(SIGXFSZ, SIG_IGN);
   ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &Small), 0);
-  Error E = writeAtomically(Path, std::string(1 << 20, 'x'));
+  Error E = writeAtomically(Path, std::string(1 << 20, 'x'), GetParam());
   ::setrlimit(RLIMIT_FSIZE, &Saved);
   std::signal(SIGXFSZ, OldHandler);
 
@@ -66,12 +70,37 @@ TEST(AtomicFileTest, AFailedWriteKeepsWhatWasThere) {
   EXPECT_EQ(filesIn(Dir.path()), std::vector<std::string>{"out"});
 }
 
-TEST(AtomicFileTest, AnUncreatableFileIsAnErrorNamingIt) {
+TEST_P(AtomicFileTest, AnUncreatableFileIsAnErrorNamingIt) {
   unittest::TempDir Dir("atomic", /*Unique=*/true);
   std::string Path = (Dir.path() + "/missing/out").str();
-  std::string Text = errorText(writeAtomically(Path, "x"));
+  std::string Text = errorText(writeAtomically(Path, "x", GetParam()));
   EXPECT_EQ(Text.rfind("'" + Path + "': ", 0), 0u) << Text;
   EXPECT_FALSE(sys::fs::exists(Path));
+}
+
+INSTANTIATE_TEST_SUITE_P(EitherCleanup, AtomicFileTest,
+                         ::testing::Values(OnSignal::RemoveTemporary,
+                                           OnSignal::CallerWaits));
+
+// An interrupt in the middle of the write: LLVM's handlers remove a
+// registered temporary file, so the write fails; one the caller waits for is
+// left to the write, which completes.
+TEST(AtomicFileCleanupTest, OnlyARegisteredTemporaryGoesOnAnInterrupt) {
+  unittest::TempDir Dir("atomic", /*Unique=*/true);
+  auto WriteInterrupted = [&](StringRef Name, OnSignal Cleanup) {
+    std::string Path = (Dir.path() + "/" + Name).str();
+    return errorText(writeAtomically(
+        Path,
+        [](raw_ostream &OS) {
+          OS << "text";
+          sys::RunInterruptHandlers();
+        },
+        Cleanup));
+  };
+  EXPECT_NE(WriteInterrupted("registered", OnSignal::RemoveTemporary), "");
+  EXPECT_EQ(WriteInterrupted("waited-for", OnSignal::CallerWaits), "");
+  EXPECT_EQ(readFile((Dir.path() + "/waited-for").str()), "text");
+  EXPECT_EQ(filesIn(Dir.path()), std::vector<std::string>{"waited-for"});
 }
 
 } // namespace

@@ -95,10 +95,13 @@ std::unique_ptr<MemoryBuffer> BackendCache::lookup(StringRef Key,
 
 Error BackendCache::store(StringRef Key, StringRef Object) {
   BLAKE3Result<32> Sum = entryDigest(Key, Object);
-  return writeAtomically(entryPath(Key), [&](raw_ostream &OS) {
-    OS << Object << EntryMagic;
-    OS.write(reinterpret_cast<const char *>(Sum.data()), Sum.size());
-  });
+  return writeAtomically(
+      entryPath(Key),
+      [&](raw_ostream &OS) {
+        OS << Object << EntryMagic;
+        OS.write(reinterpret_cast<const char *>(Sum.data()), Sum.size());
+      },
+      OnSignal::CallerWaits);
 }
 
 Expected<CacheStats> readCacheStats(StringRef Directory) {

@@ -169,7 +169,7 @@ bool Run::writeOutput(const BackendJob &Job, StringRef Object) {
   ObjectWrite Writing;
   if (!Writing)
     return false;
-  Error E = writeAtomically(Job.output(), Object);
+  Error E = writeAtomically(Job.output(), Object, OnSignal::CallerWaits);
   if (!E)
     return true;
   fail(Job, "cannot write '" + Job.output() + "': " + toString(std::move(E)),
@@ -340,6 +340,10 @@ Run::Lookup Run::lookup(size_t I) {
 
 void Run::store(StringRef Key, StringRef Object) {
   if (CacheUnwritable)
+    return;
+  // An interrupt removes no temporary file of the cache's: it waits.
+  ObjectWrite Writing;
+  if (!Writing)
     return;
   Error E = Cache->store(Key, Object);
   if (!E)

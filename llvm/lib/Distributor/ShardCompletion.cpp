@@ -279,7 +279,7 @@ Expected<std::optional<std::string>> ShardCompletion::complete(size_t I) {
 
 Error ShardCompletion::write(size_t I, StringRef Shard) {
   StringRef Path = L->List.Jobs[I].indexShard();
-  if (Error E = writeAtomically(Path, Shard))
+  if (Error E = writeAtomically(Path, Shard, OnSignal::CallerWaits))
     return createStringError(
         "cannot write the completed index shard '%s': %s; its backend "
         "reaches the globals the link defines but it does not import as if "

@@ -2,25 +2,82 @@
 
 #include "ulto/Support/AtomicFile.h"
 
+#include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Process.h"
+
+#include <optional>
 
 using namespace llvm;
 
 namespace ulto {
 
-Error writeAtomically(StringRef Path, function_ref<void(raw_ostream &)> Write) {
+namespace {
+
+// The temporary file next to the destination: LLVM's TempFile, or the same
+// without its registration for removal on a signal.
+class Temporary {
+public:
+  static Expected<Temporary> create(StringRef Path, OnSignal Cleanup) {
+    Temporary T;
+    SmallString<128> Model(Path);
+    Model += ".tmp-%%%%%%";
+    if (Cleanup == OnSignal::RemoveTemporary) {
+      Expected<sys::fs::TempFile> File = sys::fs::TempFile::create(Model);
+      if (!File)
+        return File.takeError();
+      T.FD = File->FD;
+      T.Registered.emplace(std::move(*File));
+    } else if (std::error_code EC =
+                   sys::fs::createUniqueFile(Model, T.FD, T.Unregistered)) {
+      return errorCodeToError(EC);
+    }
+    return T;
+  }
+
+  int fd() const { return FD; }
+
+  void discard() {
+    if (Registered) {
+      consumeError(Registered->discard());
+      return;
+    }
+    sys::Process::SafelyCloseFileDescriptor(FD);
+    sys::fs::remove(Unregistered);
+  }
+
+  Error keep(StringRef Path) {
+    if (Registered)
+      return Registered->keep(Path);
+    sys::Process::SafelyCloseFileDescriptor(FD);
+    if (std::error_code EC = sys::fs::rename(Unregistered, Path)) {
+      sys::fs::remove(Unregistered);
+      return errorCodeToError(EC);
+    }
+    return Error::success();
+  }
+
+private:
+  int FD = -1;
+  std::optional<sys::fs::TempFile> Registered;
+  SmallString<128> Unregistered;
+};
+
+} // namespace
+
+Error writeAtomically(StringRef Path, function_ref<void(raw_ostream &)> Write,
+                      OnSignal Cleanup) {
   if (Path == "-") {
     Write(outs());
     outs().flush();
     return Error::success();
   }
-  Expected<sys::fs::TempFile> Temp =
-      sys::fs::TempFile::create(Path + ".tmp-%%%%%%");
+  Expected<Temporary> Temp = Temporary::create(Path, Cleanup);
   if (!Temp)
     return createFileError(Path, Temp.takeError());
   std::error_code EC;
   {
-    raw_fd_ostream OS(Temp->FD, /*shouldClose=*/false);
+    raw_fd_ostream OS(Temp->fd(), /*shouldClose=*/false);
     Write(OS);
     OS.flush();
     EC = OS.error();
@@ -28,7 +85,7 @@ Error writeAtomically(StringRef Path, function_ref<void(raw_ostream &)> Write) {
     OS.clear_error();
   }
   if (EC) {
-    consumeError(Temp->discard());
+    Temp->discard();
     return createFileError(Path, EC);
   }
   if (Error E = Temp->keep(Path))
@@ -36,8 +93,8 @@ Error writeAtomically(StringRef Path, function_ref<void(raw_ostream &)> Write) {
   return Error::success();
 }
 
-Error writeAtomically(StringRef Path, StringRef Bytes) {
-  return writeAtomically(Path, [&](raw_ostream &OS) { OS << Bytes; });
+Error writeAtomically(StringRef Path, StringRef Bytes, OnSignal Cleanup) {
+  return writeAtomically(Path, [&](raw_ostream &OS) { OS << Bytes; }, Cleanup);
 }
 
 } // namespace ulto

@@ -129,8 +129,10 @@ private:
   bool MayStart = false;
 };
 
-/// Held while a job's object (or its completed index shard) is written: an
-/// interrupt waits for the writes in progress, and no new one starts.
+/// Held while a job's object, its completed index shard or its cache entry is
+/// written: an interrupt waits for the writes in progress, and no new one
+/// starts. So these writes' temporary files need no registration for removal
+/// on a signal (AtomicFile.h's OnSignal::CallerWaits).
 class ObjectWrite {
 public:
   ObjectWrite();

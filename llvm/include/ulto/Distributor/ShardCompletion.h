@@ -58,7 +58,8 @@ public:
 
   /// Writes \p Shard, job \p I's completed shard, in place of lld's, whole
   /// or not at all; the error says that the job's backend then reaches the
-  /// globals as lld's shard has it.
+  /// globals as lld's shard has it. The caller holds off interrupts while
+  /// it writes (an ObjectWrite).
   llvm::Error write(size_t I, llvm::StringRef Shard);
 
 private:
