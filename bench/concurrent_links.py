@@ -203,27 +203,33 @@ def build_corpus(args: argparse.Namespace) -> Tuple[Library, List[str]]:
 # --- The programs measured ----------------------------------------------------------------
 
 def snapshot(src: Path, dest: Path, names: Sequence[str]) -> Path:
-    """Copies of src's programs in dest, checked to hold the bytes src holds
-    after the copy and to start: the build directories are rebuilt by others,
-    and a rebuild during a run must not mix versions or break a link. ld.ulto
-    runs the ulto next to it, so the copies work together."""
+    """Copies of src's programs in dest/bin (returned), checked to hold the
+    bytes src holds after the copy and to start: the build directories are
+    rebuilt by others, and a rebuild during a run must not mix versions or
+    break a link. ld.ulto runs the ulto next to it, so the copies work
+    together; ulto's remote execution library goes to dest/lib/ulto, where
+    the copy of ulto looks for it."""
     shutil.rmtree(dest, ignore_errors=True)
-    dest.mkdir(parents=True)
-    for name in names:
-        shutil.copy2(src / name, dest / name)  # a symlink's target, as `name`
-        if ((dest / name).stat().st_size == 0
-                or link_bench.sha256(dest / name) != link_bench.sha256(src / name)):
-            raise LinkError(f"{src / name} changed while it was copied (being "
+    copies = [(src / name, dest / "bin" / name) for name in names]
+    plugin = Path("lib") / "ulto" / "libUltoRemote.so"
+    if "ulto" in names and (src.parent / plugin).exists():
+        copies.append((src.parent / plugin, dest / plugin))
+    for source, copy in copies:
+        copy.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(source, copy)  # a symlink's target, under its own name
+        if (copy.stat().st_size == 0
+                or link_bench.sha256(copy) != link_bench.sha256(source)):
+            raise LinkError(f"{source} changed while it was copied (being "
                             f"rebuilt?); run again when the build is done")
     checks = {"ld.ulto": ["--version"], "ulto": ["dist", "--help"],
               "ulto-clang++": ["--version"]}
     for name in names:
-        argv = [str(dest / name), *checks[name]]
+        argv = [str(dest / "bin" / name), *checks[name]]
         proc = subprocess.run(argv, capture_output=True, text=True)
         if proc.returncode != 0:
             raise LinkError(f"the copy of {src / name} does not run (exit "
                             f"{proc.returncode}):\n  {shlex.join(argv)}\n{proc.stderr}")
-    return dest
+    return dest / "bin"
 
 
 @contextlib.contextmanager

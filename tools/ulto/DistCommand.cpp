@@ -25,9 +25,8 @@
 #include "ulto/Distributor/ShardCompletion.h"
 #include "ulto/Distributor/SlotPool.h"
 #include "ulto/Frontend/ClangDriver.h"
-#include "ulto/Remote/Capabilities.h"
 #include "ulto/Remote/RemoteConfig.h"
-#include "ulto/Remote/RemoteExecutor.h"
+#include "ulto/Remote/RemotePlugin.h"
 #include "ulto/Support/AtomicFile.h"
 #include "ulto/Support/Message.h"
 
@@ -134,10 +133,19 @@ Expected<RemoteConfig> remoteConfig(const opt::InputArgList &ArgList) {
   return Config;
 }
 
+// Remote execution, loaded from next to this `ulto` (RemotePlugin.h).
+Expected<const RemotePlugin &> remotePlugin() {
+  return loadRemotePlugin(sys::fs::getMainExecutable(
+      "ulto", reinterpret_cast<void *>(&ulto::distMain)));
+}
+
 // --check-remote: what the server offers and how far away it is.
 int checkRemote(const RemoteConfig &Config) {
+  Expected<const RemotePlugin &> Plugin = remotePlugin();
+  if (!Plugin)
+    return reportErrors(ToolName, Plugin.takeError());
   Expected<RemoteCapabilities> Caps =
-      fetchCapabilities(Config, std::chrono::seconds(10));
+      Plugin->FetchCapabilities(Config, std::chrono::seconds(10));
   if (!Caps)
     return reportErrors(ToolName, Caps.takeError());
   outs() << "remote " << Config.URL;
@@ -369,7 +377,7 @@ struct Executors {
   std::unique_ptr<ForkServer> Server;
   std::unique_ptr<SlotPool> Slots;
   std::unique_ptr<LocalExecutor> Local;
-  std::unique_ptr<RemoteExecutor> Remote;
+  std::unique_ptr<Executor> Remote;
 
   Executor &chosen() {
     if (Remote)
@@ -429,8 +437,10 @@ Expected<Executors> startExecutors(DistConfig &Config, const JobList &List,
   Remote.Server = *Config.Remote;
   Remote.LocalJobs = Opts.Parallelism;
   bool Fallback = Remote.LocalFallback;
-  Expected<std::unique_ptr<RemoteExecutor>> Connected =
-      RemoteExecutor::connect(std::move(Remote), *E.Local);
+  Expected<const RemotePlugin &> Plugin = remotePlugin();
+  Expected<std::unique_ptr<Executor>> Connected =
+      Plugin ? Plugin->Connect(std::move(Remote), *E.Local)
+             : Expected<std::unique_ptr<Executor>>(Plugin.takeError());
   if (Connected) {
     E.Remote = std::move(*Connected);
     // Remote jobs wait on the network, not on this machine's cores.

@@ -1,0 +1,33 @@
+//===- LoadRemotePlugin.cpp - Finding and loading libUltoRemote.so --------===//
+
+#include "ulto/Remote/RemotePlugin.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/DynamicLibrary.h"
+#include "llvm/Support/Path.h"
+
+using namespace llvm;
+
+namespace ulto {
+
+Expected<const RemotePlugin &> loadRemotePlugin(StringRef Executable) {
+  SmallString<256> Path(sys::path::parent_path(Executable));
+  sys::path::append(Path, "..", "lib", "ulto", "libUltoRemote.so");
+  sys::path::remove_dots(Path, /*remove_dot_dot=*/true);
+  // Loaded once per process: LLVM keeps the handle, dlopen counts the rest.
+  std::string Error;
+  sys::DynamicLibrary Library =
+      sys::DynamicLibrary::getPermanentLibrary(Path.c_str(), &Error);
+  if (!Library.isValid())
+    return createStringError("cannot load remote execution from %s: %s",
+                             Path.c_str(), Error.c_str());
+  auto *Entry = reinterpret_cast<const RemotePlugin *(*)()>(
+      Library.getAddressOfSymbol("ultoRemotePlugin"));
+  if (!Entry)
+    return createStringError("%s is not ulto's remote execution library: it "
+                             "has no ultoRemotePlugin",
+                             Path.c_str());
+  return *Entry();
+}
+
+} // namespace ulto
