@@ -206,14 +206,18 @@ def snapshot(src: Path, dest: Path, names: Sequence[str]) -> Path:
     """Copies of src's programs in dest/bin (returned), checked to hold the
     bytes src holds after the copy and to start: the build directories are
     rebuilt by others, and a rebuild during a run must not mix versions or
-    break a link. ld.ulto runs the ulto next to it, so the copies work
-    together; ulto's remote execution library goes to dest/lib/ulto, where
-    the copy of ulto looks for it."""
+    break a link. ld.ulto runs the ulto (and ulto-dist-attach) next to it,
+    so the copies work together; ulto's remote execution library goes to
+    dest/lib/ulto, where the copy of ulto looks for it."""
     shutil.rmtree(dest, ignore_errors=True)
     copies = [(src / name, dest / "bin" / name) for name in names]
     plugin = Path("lib") / "ulto" / "libUltoRemote.so"
     if "ulto" in names and (src.parent / plugin).exists():
         copies.append((src.parent / plugin, dest / plugin))
+    # ld.ulto's distributor when it starts ulto dist early; without it,
+    # lld starts ulto dist itself.
+    if "ld.ulto" in names and (src / "ulto-dist-attach").exists():
+        copies.append((src / "ulto-dist-attach", dest / "bin" / "ulto-dist-attach"))
     for source, copy in copies:
         copy.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(source, copy)  # a symlink's target, under its own name

@@ -19,6 +19,7 @@
 
 #include "lld/Common/Driver.h"
 #include "ulto/Link/BackendOptions.h"
+#include "ulto/Link/EarlyDistributor.h"
 #include "ulto/Link/LTOPlan.h"
 #include "ulto/Link/LinkInputs.h"
 #include "ulto/Link/SafeInputNames.h"
@@ -233,13 +234,23 @@ bool checkDistOptions(ArrayRef<std::string> DistOptions) {
   return Ok;
 }
 
+// The program \p Name installed next to ld.ulto.
+std::string nextToLinker(const char *Argv0, StringRef Name) {
+  SmallString<256> Path(sys::fs::getMainExecutable(
+      Argv0, reinterpret_cast<void *>(&reportError)));
+  sys::path::remove_filename(Path);
+  sys::path::append(Path, Name);
+  return std::string(Path);
+}
+
 // lld's arguments for a distributed link: --lto=thin, with ulto dist as the
 // distributor and clang-22 as the backend compiler unless the command line
 // names its own, and the link's code generation options for the jobs
 // (BackendOptions.h). Empty after reporting errors.
 std::vector<std::string>
 distributedLinkArgs(const char *Argv0, const Options &Opts,
-                    ArrayRef<std::string> DistOptions) {
+                    ArrayRef<std::string> DistOptions,
+                    const ulto::EarlyDistributor *Early) {
   std::vector<std::string> Args;
   ulto::BackendOptions Backend =
       ulto::distributedBackendOptions(Opts.LinkOptions, Opts.Modules);
@@ -261,17 +272,19 @@ distributedLinkArgs(const char *Argv0, const Options &Opts,
     AddBackendArgs();
     return Args;
   }
-  SmallString<256> Ulto(sys::fs::getMainExecutable(
-      Argv0, reinterpret_cast<void *>(&reportError)));
-  sys::path::remove_filename(Ulto);
-  sys::path::append(Ulto, "ulto");
+  std::string Ulto = nextToLinker(Argv0, "ulto");
   if (!sys::fs::can_execute(Ulto)) {
     reportError("--lto=distributed runs ulto's distributor " + Ulto +
                 ", which does not exist; install ulto next to ld.ulto");
     return Args;
   }
   Args.push_back("--lto=thin");
-  Args.push_back(("--thinlto-distributor=" + Ulto).str());
+  if (Early) {
+    Args.push_back(("--thinlto-distributor=" + Early->distributor()).str());
+    Args.push_back("--thinlto-distributor-arg=" + Early->attachArgument());
+  } else {
+    Args.push_back("--thinlto-distributor=" + Ulto);
+  }
   Args.push_back("--thinlto-distributor-arg=dist");
   for (const std::string &Option : DistOptions)
     Args.push_back("--thinlto-distributor-arg=" + Option);
@@ -449,6 +462,12 @@ bool linkELF(ArrayRef<const char *> Argv, raw_ostream &Stdout,
   }
   if (!checkDistOptions(DistOptions))
     return false;
+  // ulto dist loads while lld reads the inputs (AttachedCommand.h).
+  std::unique_ptr<ulto::EarlyDistributor> Early;
+  if (Distributed && !Opts.HasDistributor)
+    Early = ulto::EarlyDistributor::start(
+        nextToLinker(Argv[0], "ulto"),
+        nextToLinker(Argv[0], "ulto-dist-attach"));
 
   // Refuse, before LTO runs and before any output is written, what unified
   // LTO would reject without naming a file or would merge silently. An
@@ -487,12 +506,13 @@ bool linkELF(ArrayRef<const char *> Argv, raw_ostream &Stdout,
   }
   std::vector<std::string> DistArgs;
   if (Distributed) {
-    DistArgs = distributedLinkArgs(Argv[0], Opts, DistOptions);
+    DistArgs = distributedLinkArgs(Argv[0], Opts, DistOptions, Early.get());
     if (DistArgs.empty())
       return false;
     // --lto=thin replaces --lto=distributed where it stood; the distributor
-    // and its first argument, "dist", come before the user's
-    // --thinlto-distributor-arg= (an @file of ulto dist options).
+    // and its first arguments (--attach=FD for ulto-dist-attach, then
+    // "dist") come before the user's --thinlto-distributor-arg= (an @file
+    // of ulto dist options).
     LLDArgs[FirstLinkArg + *Opts.LTOModeIndex] = DistArgs[0].c_str();
     for (const std::string &Arg :
          llvm::reverse(ArrayRef(DistArgs).drop_front()))

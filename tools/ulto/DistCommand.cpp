@@ -13,6 +13,7 @@
 
 #include "Commands.h"
 
+#include "ulto/Distributor/AttachedCommand.h"
 #include "ulto/Distributor/BackendCache.h"
 #include "ulto/Distributor/Cancellation.h"
 #include "ulto/Distributor/Distributor.h"
@@ -488,7 +489,38 @@ Error writeTrace(const DistConfig &Config) {
 
 } // namespace
 
+// `ulto dist --await-command=FD`, started by ld.ulto ahead of its link: the
+// command line comes later, from lld's distributor (AttachedCommand.h).
+static int runAttachedCommand(StringRef FDText) {
+  int FD;
+  if (FDText.getAsInteger(10, FD) || FD < 0)
+    return reportErrors(ToolName, createStringError("invalid %s value '%s'",
+                                                    AwaitCommandOption.data(),
+                                                    FDText.str().c_str()));
+  Expected<std::optional<std::vector<std::string>>> Command =
+      readAttachedCommand(FD);
+  if (!Command)
+    return reportErrors(ToolName, Command.takeError());
+  // The link ended before its distributor ran.
+  if (!*Command)
+    return 0;
+  std::vector<const char *> Args;
+  for (const std::string &Arg : **Command)
+    Args.push_back(Arg.c_str());
+  // lld's distributor arguments begin with the multi-tool's command.
+  if (Args.empty() || StringRef(Args[0]) != "dist")
+    return reportErrors(
+        ToolName, createStringError("the command sent is not ulto dist's"));
+  int Code = distMain(ArrayRef(Args).drop_front());
+  if (Error E = replyExitStatus(FD, Code))
+    return reportErrors(ToolName, std::move(E));
+  return Code;
+}
+
 int ulto::distMain(ArrayRef<const char *> Args) {
+  if (Args.size() == 1 && StringRef(Args[0]).starts_with(AwaitCommandOption))
+    return runAttachedCommand(
+        StringRef(Args[0]).drop_front(AwaitCommandOption.size()));
   // Ends with the link: when the linker dies, or on an interrupt, the jobs
   // stop and the files written for them go (Cancellation.h).
   Cancellation Cancel(ToolName);

@@ -114,7 +114,10 @@ if fifo is None:
 if args.action == "kill-linker":
     link.kill()
 elif args.action == "term-dist":
-    dist = [pid for pid in children(link.pid) if b"dist" in cmdline(pid)]
+    # `ulto dist` itself, not ulto-dist-attach, which hands it lld's command
+    # line when ld.ulto started it early (AttachedCommand.h).
+    dist = [pid for pid in children(link.pid)
+            if [os.path.basename(a) for a in cmdline(pid)[:2]] == [b"ulto", b"dist"]]
     print("ulto dist processes: %d" % len(dist))
     os.kill(dist[0], signal.SIGTERM)
 else:

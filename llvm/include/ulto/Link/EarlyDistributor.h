@@ -1,0 +1,48 @@
+//===- EarlyDistributor.h - ulto dist, started as the link begins -*- C++
+//-*-===//
+//
+// ld.ulto's side of AttachedCommand.h: `ulto dist --await-command=FD`,
+// started before lld reads the inputs, so that it has loaded by the time
+// lld's thin link is done; lld then runs ulto-dist-attach, which hands it
+// the command line.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ULTO_LINK_EARLYDISTRIBUTOR_H
+#define ULTO_LINK_EARLYDISTRIBUTOR_H
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Program.h"
+
+#include <memory>
+#include <string>
+
+namespace ulto {
+
+class EarlyDistributor {
+public:
+  /// Starts \p Ulto waiting for its command from \p Attach; null when either
+  /// cannot run, and lld is to start `ulto dist` itself.
+  static std::unique_ptr<EarlyDistributor> start(llvm::StringRef Ulto,
+                                                 llvm::StringRef Attach);
+  /// Closes ld.ulto's end and waits for `ulto dist`: after it has served
+  /// the link, or at once when the link never ran its distributor.
+  ~EarlyDistributor();
+  EarlyDistributor(const EarlyDistributor &) = delete;
+  EarlyDistributor &operator=(const EarlyDistributor &) = delete;
+
+  /// lld's --thinlto-distributor=, and its first argument.
+  llvm::StringRef distributor() const { return Attach; }
+  std::string attachArgument() const;
+
+private:
+  EarlyDistributor(std::string Attach, int FD, llvm::sys::ProcessInfo Process)
+      : Attach(std::move(Attach)), FD(FD), Process(Process) {}
+  std::string Attach;
+  int FD; ///< ld.ulto's end, which lld's distributor inherits.
+  llvm::sys::ProcessInfo Process;
+};
+
+} // namespace ulto
+
+#endif // ULTO_LINK_EARLYDISTRIBUTOR_H

@@ -1,0 +1,56 @@
+//===- AttachedCommand.cpp - ulto dist started ahead of its link ----------===//
+
+#include "ulto/Distributor/AttachedCommand.h"
+
+#include "llvm/ADT/SmallString.h"
+
+#include <cerrno>
+#include <cstring>
+#include <unistd.h>
+
+using namespace llvm;
+
+namespace ulto {
+
+Expected<std::optional<std::vector<std::string>>> readAttachedCommand(int FD) {
+  SmallString<1024> Bytes;
+  char Buffer[4096];
+  while (true) {
+    ssize_t Read = ::read(FD, Buffer, sizeof(Buffer));
+    if (Read < 0 && errno == EINTR)
+      continue;
+    if (Read < 0)
+      return createStringError(std::error_code(errno, std::generic_category()),
+                               "cannot read the command line: %s",
+                               strerror(errno));
+    if (Read == 0)
+      break;
+    Bytes.append(Buffer, Buffer + Read);
+  }
+  if (Bytes.empty())
+    return std::nullopt;
+  if (Bytes.back() != '\0')
+    return createStringError("the command line sent was cut short");
+  std::vector<std::string> Args;
+  for (StringRef Rest = Bytes; !Rest.empty();) {
+    auto [Arg, Tail] = Rest.split('\0');
+    Args.push_back(Arg.str());
+    Rest = Tail;
+  }
+  return Args;
+}
+
+Error replyExitStatus(int FD, int Code) {
+  unsigned char Status = Code & 0xff;
+  ssize_t Written;
+  do
+    Written = ::write(FD, &Status, 1);
+  while (Written < 0 && errno == EINTR);
+  if (Written != 1)
+    return createStringError(std::error_code(errno, std::generic_category()),
+                             "cannot send the exit status: %s",
+                             strerror(errno));
+  return Error::success();
+}
+
+} // namespace ulto
