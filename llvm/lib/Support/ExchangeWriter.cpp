@@ -60,13 +60,22 @@ Error ExchangeWriter::replace(StringRef Path, StringRef Bytes) {
   if (!Temporary)
     return createFileError(Path, Temporary.takeError());
   {
-    // Truncated, not new: its inode is the one replaced last time.
-    std::error_code EC;
-    raw_fd_ostream OS(*Temporary, EC, sys::fs::CD_CreateAlways);
+    // Overwritten and cut to size, not truncated first: ext4 writes a file
+    // out when it is closed after a truncation to zero and a rewrite
+    // (auto_da_alloc), 60 us a job here.
+    int FD;
+    std::error_code EC =
+        sys::fs::openFileForWrite(*Temporary, FD, sys::fs::CD_OpenAlways);
     if (!EC) {
+      raw_fd_ostream OS(FD, /*shouldClose=*/true);
       OS << Bytes;
-      OS.close();
+      OS.flush();
       EC = OS.error();
+      if (!EC)
+        EC = sys::fs::resize_file(FD, Bytes.size());
+      OS.close();
+      if (!EC)
+        EC = OS.error();
       OS.clear_error();
     }
     if (EC) {
