@@ -3,6 +3,7 @@
 #include "ulto/Distributor/CaptureFiles.h"
 
 #include "Common/ErrorText.h"
+#include "Common/Files.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
@@ -32,11 +33,6 @@ void append(StringRef Path, StringRef Text) {
   OS << Text;
 }
 
-std::string contents(StringRef Path) {
-  ErrorOr<std::unique_ptr<MemoryBuffer>> Buffer = MemoryBuffer::getFile(Path);
-  return Buffer ? (*Buffer)->getBuffer().str() : "<unreadable>";
-}
-
 TEST(CaptureFilesTest, AReturnedFileIsReusedEmpty) {
   CaptureFiles Pool;
   std::string First;
@@ -44,13 +40,13 @@ TEST(CaptureFilesTest, AReturnedFileIsReusedEmpty) {
     std::optional<CaptureFiles::Lease> A = take(Pool);
     ASSERT_TRUE(A);
     First = A->path().str();
-    EXPECT_EQ(contents(First), "");
+    EXPECT_EQ(readFile(First), "");
     append(First, "a long first job's output\n");
   }
   std::optional<CaptureFiles::Lease> B = take(Pool);
   ASSERT_TRUE(B);
   EXPECT_EQ(B->path(), First);
-  EXPECT_EQ(contents(First), "");
+  EXPECT_EQ(readFile(First), "");
 }
 
 TEST(CaptureFilesTest, LeasesHeldAtOnceHaveTheirOwnFiles) {
@@ -61,8 +57,8 @@ TEST(CaptureFilesTest, LeasesHeldAtOnceHaveTheirOwnFiles) {
   EXPECT_NE(A->path(), B->path());
   append(A->path(), "a");
   append(B->path(), "b");
-  EXPECT_EQ(contents(A->path()), "a");
-  EXPECT_EQ(contents(B->path()), "b");
+  EXPECT_EQ(readFile(A->path()), "a");
+  EXPECT_EQ(readFile(B->path()), "b");
 }
 
 TEST(CaptureFilesTest, AFileRemovedMeanwhileIsCreatedAgain) {

@@ -8,6 +8,7 @@
 
 #include "ulto/Link/EarlyDistributor.h"
 
+#include "Common/Files.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
@@ -19,6 +20,7 @@
 
 using namespace llvm;
 using namespace ulto;
+using namespace ulto::test;
 
 namespace {
 
@@ -33,11 +35,6 @@ std::string writeScript(StringRef Dir, StringRef Name, StringRef Text) {
   EXPECT_FALSE(sys::fs::setPermissions(
       Path, sys::fs::all_exe | sys::fs::owner_read | sys::fs::owner_write));
   return Path;
-}
-
-std::string contents(StringRef Path) {
-  ErrorOr<std::unique_ptr<MemoryBuffer>> Buffer = MemoryBuffer::getFile(Path);
-  return Buffer ? (*Buffer)->getBuffer().str() : "<none>";
 }
 
 struct Fixture {
@@ -69,14 +66,14 @@ TEST(EarlyDistributorTest, TheDistributorGetsWhatArrivesOnTheSocket) {
     ASSERT_EQ(write(FD, "dist\0x\0", 7), 7);
   }
   // The destructor closed ld.ulto's end and waited for `ulto dist`.
-  EXPECT_EQ(contents(F.Received),
+  EXPECT_EQ(readFile(F.Received),
             std::string("dist --await-command=\ndist\0x\0", 29));
 }
 
 TEST(EarlyDistributorTest, ALinkWithoutDistributorEndsIt) {
   Fixture F;
   EarlyDistributor::start(F.Ulto, F.Attach).reset();
-  EXPECT_EQ(contents(F.Received), "dist --await-command=\n");
+  EXPECT_EQ(readFile(F.Received), "dist --await-command=\n");
 }
 
 TEST(EarlyDistributorTest, NothingStartsWithoutTheAttachProgram) {

@@ -9,35 +9,18 @@
 #include "ulto/Support/AtomicFile.h"
 
 #include "Common/ErrorText.h"
+#include "Common/Files.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Signals.h"
 #include "llvm/Testing/Support/SupportHelpers.h"
 #include "gtest/gtest.h"
 
-#include <csignal>
-#include <sys/resource.h>
-
 using namespace llvm;
 using namespace ulto;
 using namespace ulto::test;
 
 namespace {
-
-std::string readFile(StringRef Path) {
-  ErrorOr<std::unique_ptr<MemoryBuffer>> Buffer = MemoryBuffer::getFile(Path);
-  return Buffer ? (*Buffer)->getBuffer().str() : "<none>";
-}
-
-std::vector<std::string> filesIn(StringRef Dir) {
-  std::vector<std::string> Names;
-  std::error_code EC;
-  for (sys::fs::directory_iterator It(Dir, EC), End; It != End && !EC;
-       It.increment(EC))
-    Names.push_back(sys::path::filename(It->path()).str());
-  llvm::sort(Names);
-  return Names;
-}
 
 class AtomicFileTest : public ::testing::TestWithParam<OnSignal> {};
 
@@ -55,15 +38,11 @@ TEST_P(AtomicFileTest, AFailedWriteKeepsWhatWasThere) {
   std::string Path = (Dir.path() + "/out").str();
   ASSERT_EQ(errorText(writeAtomically(Path, "old", GetParam())), "");
 
-  struct rlimit Saved;
-  ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &Saved), 0);
-  struct rlimit Small = Saved;
-  Small.rlim_cur = 4096;
-  auto OldHandler = std::signal(SIGXFSZ, SIG_IGN);
-  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &Small), 0);
-  Error E = writeAtomically(Path, std::string(1 << 20, 'x'), GetParam());
-  ::setrlimit(RLIMIT_FSIZE, &Saved);
-  std::signal(SIGXFSZ, OldHandler);
+  Error E = Error::success();
+  withSmallFileLimit([&] {
+    consumeError(std::move(E));
+    E = writeAtomically(Path, std::string(1 << 20, 'x'), GetParam());
+  });
 
   EXPECT_EQ(errorText(std::move(E)), "'" + Path + "': File too large");
   EXPECT_EQ(readFile(Path), "old");

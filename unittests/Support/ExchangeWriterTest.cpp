@@ -3,13 +3,11 @@
 #include "ulto/Support/ExchangeWriter.h"
 
 #include "Common/ErrorText.h"
+#include "Common/Files.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Testing/Support/SupportHelpers.h"
 #include "gtest/gtest.h"
-
-#include <csignal>
-#include <sys/resource.h>
 
 using namespace llvm;
 using namespace ulto;
@@ -17,22 +15,9 @@ using namespace ulto::test;
 
 namespace {
 
-std::string readFile(StringRef Path) {
-  ErrorOr<std::unique_ptr<MemoryBuffer>> Buffer = MemoryBuffer::getFile(Path);
-  return Buffer ? (*Buffer)->getBuffer().str() : "<none>";
-}
-
 // The directory's files, by name; the writer's temporary files as "temp".
 std::vector<std::string> filesIn(StringRef Dir) {
-  std::vector<std::string> Names;
-  std::error_code EC;
-  for (sys::fs::directory_iterator It(Dir, EC), End; It != End && !EC;
-       It.increment(EC)) {
-    StringRef Name = sys::path::filename(It->path());
-    Names.push_back(Name.starts_with(".ulto-exchange-") ? "temp" : Name.str());
-  }
-  llvm::sort(Names);
-  return Names;
+  return test::filesIn(Dir, ".ulto-exchange-");
 }
 
 uint64_t inode(StringRef Path) {
@@ -81,15 +66,11 @@ TEST(ExchangeWriterTest, AFailedWriteKeepsWhatWasThere) {
   std::string A = (Dir.path() + "/a").str();
   write(A, "old");
   ExchangeWriter Writer;
-  struct rlimit Saved;
-  ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &Saved), 0);
-  struct rlimit Small = Saved;
-  Small.rlim_cur = 4096;
-  auto OldHandler = std::signal(SIGXFSZ, SIG_IGN);
-  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &Small), 0);
-  Error E = Writer.replace(A, std::string(1 << 20, 'x'));
-  ::setrlimit(RLIMIT_FSIZE, &Saved);
-  std::signal(SIGXFSZ, OldHandler);
+  Error E = Error::success();
+  withSmallFileLimit([&] {
+    consumeError(std::move(E));
+    E = Writer.replace(A, std::string(1 << 20, 'x'));
+  });
   EXPECT_EQ(errorText(std::move(E)), "'" + A + "': File too large");
   EXPECT_EQ(readFile(A), "old");
 }
