@@ -1,6 +1,7 @@
 //===- ExchangeWriterTest.cpp - Replace files whole, reusing inodes -------===//
 
 #include "ulto/Support/ExchangeWriter.h"
+#include "ulto/Support/AtomicFile.h"
 
 #include "Common/ErrorText.h"
 #include "Common/Files.h"

@@ -3,6 +3,7 @@
 #include "ulto/Distributor/AttachedCommand.h"
 
 #include "llvm/ADT/SmallString.h"
+#include "llvm/Support/FileSystem.h"
 
 #include <cerrno>
 #include <cstring>
@@ -14,19 +15,9 @@ namespace ulto {
 
 Expected<std::optional<std::vector<std::string>>> readAttachedCommand(int FD) {
   SmallString<1024> Bytes;
-  char Buffer[4096];
-  while (true) {
-    ssize_t Read = ::read(FD, Buffer, sizeof(Buffer));
-    if (Read < 0 && errno == EINTR)
-      continue;
-    if (Read < 0)
-      return createStringError(std::error_code(errno, std::generic_category()),
-                               "cannot read the command line: %s",
-                               strerror(errno));
-    if (Read == 0)
-      break;
-    Bytes.append(Buffer, Buffer + Read);
-  }
+  if (Error E = sys::fs::readNativeFileToEOF(FD, Bytes))
+    return createStringError("cannot read the command line: " +
+                             toString(std::move(E)));
   if (Bytes.empty())
     return std::nullopt;
   if (Bytes.back() != '\0')

@@ -7,57 +7,35 @@
 // each time (after a burst of removals it searches for one), and LLVM's list
 // of files to remove on a signal only grows, and is walked on every change.
 //
-// Each file is registered with sys::RemoveFileOnSignal once, when created:
-// an interrupt removes it like any other capture (Cancellation.h).
+// The files are a ReusedFiles pool: each is registered with
+// sys::RemoveFileOnSignal once, when created, and an interrupt removes it
+// like any other capture (Cancellation.h).
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef ULTO_DISTRIBUTOR_CAPTUREFILES_H
 #define ULTO_DISTRIBUTOR_CAPTUREFILES_H
 
-#include "llvm/ADT/StringRef.h"
+#include "ulto/Support/ReusedFiles.h"
+
 #include "llvm/Support/Error.h"
 
-#include <mutex>
 #include <string>
-#include <vector>
 
 namespace ulto {
 
 class CaptureFiles {
 public:
-  /// A file of the pool, empty when taken, back in the pool when destroyed.
-  class Lease {
-  public:
-    Lease(Lease &&Other) : Pool(Other.Pool), Path(std::move(Other.Path)) {
-      Other.Pool = nullptr;
-    }
-    Lease &operator=(Lease &&) = delete;
-    ~Lease();
-    llvm::StringRef path() const { return Path; }
+  using Lease = ReusedFiles::Lease;
 
-  private:
-    friend class CaptureFiles;
-    Lease(CaptureFiles *Pool, std::string Path)
-        : Pool(Pool), Path(std::move(Path)) {}
-    CaptureFiles *Pool;
-    std::string Path;
-  };
-
-  CaptureFiles() = default;
-  CaptureFiles(const CaptureFiles &) = delete;
-  CaptureFiles &operator=(const CaptureFiles &) = delete;
-  /// Removes every file of the pool; no lease may outlive it.
-  ~CaptureFiles();
-
+  CaptureFiles();
   /// An empty file no other lease holds: a free one, emptied, else a new
   /// temporary file.
   llvm::Expected<Lease> take();
 
 private:
-  std::mutex Mutex;
-  std::vector<std::string> Free;
-  std::vector<std::string> Created;
+  ReusedFiles Files;
+  std::string Model;
 };
 
 } // namespace ulto

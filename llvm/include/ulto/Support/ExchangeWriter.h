@@ -11,49 +11,32 @@
 // then swaps it with the file it replaces (renameat2's RENAME_EXCHANGE): the
 // path holds the old file or the new one, whole, at every moment, and the
 // old inode becomes the temporary file for the next replacement in that
-// directory. Each temporary file is registered for removal on a signal once;
-// the writer removes them when destroyed. Where the file system cannot
-// exchange, or the file to replace does not exist, it falls back to
-// writeAtomically.
+// directory (a ReusedFiles pool: registered for removal on a signal once,
+// removed with the writer). Where the file system cannot exchange, or the
+// file to replace does not exist, it falls back to writeAtomically.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef ULTO_SUPPORT_EXCHANGEWRITER_H
 #define ULTO_SUPPORT_EXCHANGEWRITER_H
 
-#include "ulto/Support/AtomicFile.h"
+#include "ulto/Support/ReusedFiles.h"
 
-#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
 #include <atomic>
-#include <mutex>
-#include <string>
-#include <vector>
 
 namespace ulto {
 
 class ExchangeWriter {
 public:
-  ExchangeWriter() = default;
-  ExchangeWriter(const ExchangeWriter &) = delete;
-  ExchangeWriter &operator=(const ExchangeWriter &) = delete;
-  /// Removes its temporary files.
-  ~ExchangeWriter();
-
   /// Replaces \p Path with \p Bytes, whole or not at all; the caller holds
   /// off interrupts meanwhile, as for OnSignal::CallerWaits. Thread-safe.
   llvm::Error replace(llvm::StringRef Path, llvm::StringRef Bytes);
 
 private:
-  /// A temporary file in \p Dir that no other replacement uses.
-  llvm::Expected<std::string> take(llvm::StringRef Dir);
-  void giveBack(llvm::StringRef Dir, std::string Temporary);
-
-  std::mutex Mutex;
-  llvm::StringMap<std::vector<std::string>> Free; ///< By directory.
-  std::vector<std::string> Created;
+  ReusedFiles Temporaries;
   std::atomic<bool> CanExchange{true};
 };
 
