@@ -489,6 +489,9 @@ Error writeTrace(const DistConfig &Config) {
 
 } // namespace
 
+static int runDist(ArrayRef<const char *> Args,
+                   function_ref<void(int)> Finished);
+
 // `ulto dist --await-command=FD`, started by ld.ulto ahead of its link: the
 // command line comes later, from lld's distributor (AttachedCommand.h).
 static int runAttachedCommand(StringRef FDText) {
@@ -511,9 +514,13 @@ static int runAttachedCommand(StringRef FDText) {
   if (Args.empty() || StringRef(Args[0]) != "dist")
     return reportErrors(
         ToolName, createStringError("the command sent is not ulto dist's"));
-  int Code = distMain(ArrayRef(Args).drop_front());
-  if (Error E = replyExitStatus(FD, Code))
-    return reportErrors(ToolName, std::move(E));
+  std::optional<Error> Replied;
+  auto Reply = [&](int Code) { Replied = replyExitStatus(FD, Code); };
+  int Code = runDist(ArrayRef(Args).drop_front(), Reply);
+  if (!Replied)
+    Reply(Code);
+  if (*Replied)
+    return reportErrors(ToolName, std::move(*Replied));
   return Code;
 }
 
@@ -521,6 +528,14 @@ int ulto::distMain(ArrayRef<const char *> Args) {
   if (Args.size() == 1 && StringRef(Args[0]).starts_with(AwaitCommandOption))
     return runAttachedCommand(
         StringRef(Args[0]).drop_front(AwaitCommandOption.size()));
+  return runDist(Args, nullptr);
+}
+
+// Runs the jobs of the list that \p Args name. \p Finished, if given, gets
+// the exit status as soon as the link may go on: before the fork server and
+// its workers end, which takes milliseconds the link need not wait for.
+static int runDist(ArrayRef<const char *> Args,
+                   function_ref<void(int)> Finished) {
   // Ends with the link: when the linker dies, or on an interrupt, the jobs
   // stop and the files written for them go (Cancellation.h).
   Cancellation Cancel(ToolName);
@@ -578,5 +593,8 @@ int ulto::distMain(ArrayRef<const char *> Args) {
                Summary.format(Exec->chosen().name(), Exec->chosen().report()) +
                "\n")
                   .str();
-  return Ok ? 0 : 1;
+  int Code = Ok ? 0 : 1;
+  if (Finished)
+    Finished(Code);
+  return Code;
 }
