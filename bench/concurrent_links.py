@@ -207,17 +207,22 @@ def snapshot(src: Path, dest: Path, names: Sequence[str]) -> Path:
     bytes src holds after the copy and to start: the build directories are
     rebuilt by others, and a rebuild during a run must not mix versions or
     break a link. ld.ulto runs the ulto (and ulto-dist-attach) next to it,
-    so the copies work together; ulto's remote execution library goes to
-    dest/lib/ulto, where the copy of ulto looks for it."""
+    so the copies work together; ulto's libraries (remote execution, and
+    the distributor ld.ulto forks into) go to dest/lib/ulto, where the
+    copies look for them."""
     shutil.rmtree(dest, ignore_errors=True)
     copies = [(src / name, dest / "bin" / name) for name in names]
     plugin = Path("lib") / "ulto" / "libUltoRemote.so"
     if "ulto" in names and (src.parent / plugin).exists():
         copies.append((src.parent / plugin, dest / plugin))
     # ld.ulto's distributor when it starts ulto dist early; without it,
-    # lld starts ulto dist itself.
+    # lld starts ulto dist itself. ld.ulto forks into libUltoDist.so, or
+    # starts ulto dist without it.
     if "ld.ulto" in names and (src / "ulto-dist-attach").exists():
         copies.append((src / "ulto-dist-attach", dest / "bin" / "ulto-dist-attach"))
+    forked = Path("lib") / "ulto" / "libUltoDist.so"
+    if "ld.ulto" in names and (src.parent / forked).exists():
+        copies.append((src.parent / forked, dest / forked))
     for source, copy in copies:
         copy.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(source, copy)  # a symlink's target, under its own name

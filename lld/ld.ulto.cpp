@@ -23,6 +23,7 @@
 #include "ulto/Link/LTOPlan.h"
 #include "ulto/Link/LinkInputs.h"
 #include "ulto/Link/SafeInputNames.h"
+#include "ulto/Support/InstalledLibrary.h"
 #include "ulto/Support/Message.h"
 #include "ulto/Support/Version.h"
 #include "llvm/ADT/ScopeExit.h"
@@ -234,10 +235,15 @@ bool checkDistOptions(ArrayRef<std::string> DistOptions) {
   return Ok;
 }
 
+// ld.ulto's own path.
+std::string linkerExecutable(const char *Argv0) {
+  return sys::fs::getMainExecutable(Argv0,
+                                    reinterpret_cast<void *>(&reportError));
+}
+
 // The program \p Name installed next to ld.ulto.
 std::string nextToLinker(const char *Argv0, StringRef Name) {
-  SmallString<256> Path(sys::fs::getMainExecutable(
-      Argv0, reinterpret_cast<void *>(&reportError)));
+  SmallString<256> Path(linkerExecutable(Argv0));
   sys::path::remove_filename(Path);
   sys::path::append(Path, Name);
   return std::string(Path);
@@ -467,7 +473,8 @@ bool linkELF(ArrayRef<const char *> Argv, raw_ostream &Stdout,
   if (Distributed && !Opts.HasDistributor)
     Early = ulto::EarlyDistributor::start(
         nextToLinker(Argv[0], "ulto"),
-        nextToLinker(Argv[0], "ulto-dist-attach"));
+        nextToLinker(Argv[0], "ulto-dist-attach"),
+        ulto::installedLibrary(linkerExecutable(Argv[0]), "libUltoDist.so"));
 
   // Refuse, before LTO runs and before any output is written, what unified
   // LTO would reject without naming a file or would merge silently. An

@@ -8,6 +8,7 @@
 #define ULTO_TOOLS_ULTO_COMMANDS_H
 
 #include "ulto/Distributor/JobList.h"
+#include "ulto/Support/Message.h"
 #include "ulto/Support/Version.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
@@ -23,6 +24,10 @@ int inspectMain(llvm::ArrayRef<const char *> Args);
 /// `ulto dist JOBS.json`: a ThinLTO distributor (LLVM's DTLTO protocol).
 int distMain(llvm::ArrayRef<const char *> Args);
 
+/// `ulto dist --await-command=FD`: the command line comes later, on \p FD
+/// (AttachedCommand.h).
+int distAwaitCommand(int FD);
+
 /// `ulto cache stats|prune`: the backend cache of `ulto dist`.
 int cacheMain(llvm::ArrayRef<const char *> Args);
 
@@ -33,10 +38,6 @@ int sdkMain(llvm::ArrayRef<const char *> Args);
 /// the link's options change in-process code generation in ways lld does not
 /// pass to \p List's backend jobs (StockLinker.cpp).
 void warnAboutStockLinker(llvm::StringRef Tool, const JobList &List);
-
-/// Prints each error in \p Errors as "<Tool>: error: <message>"; returns 1,
-/// the exit code of a command line that cannot run.
-int reportErrors(llvm::StringRef Tool, llvm::Error Errors);
 
 /// Adds \p E to \p Errors.
 inline void addError(llvm::Error &Errors, llvm::Error E) {

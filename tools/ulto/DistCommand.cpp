@@ -492,14 +492,7 @@ Error writeTrace(const DistConfig &Config) {
 static int runDist(ArrayRef<const char *> Args,
                    function_ref<void(int)> Finished);
 
-// `ulto dist --await-command=FD`, started by ld.ulto ahead of its link: the
-// command line comes later, from lld's distributor (AttachedCommand.h).
-static int runAttachedCommand(StringRef FDText) {
-  int FD;
-  if (FDText.getAsInteger(10, FD) || FD < 0)
-    return reportErrors(ToolName, createStringError("invalid %s value '%s'",
-                                                    AwaitCommandOption.data(),
-                                                    FDText.str().c_str()));
+int ulto::distAwaitCommand(int FD) {
   Expected<std::optional<std::vector<std::string>>> Command =
       readAttachedCommand(FD);
   if (!Command)
@@ -525,9 +518,15 @@ static int runAttachedCommand(StringRef FDText) {
 }
 
 int ulto::distMain(ArrayRef<const char *> Args) {
-  if (Args.size() == 1 && StringRef(Args[0]).starts_with(AwaitCommandOption))
-    return runAttachedCommand(
-        StringRef(Args[0]).drop_front(AwaitCommandOption.size()));
+  if (Args.size() == 1 && StringRef(Args[0]).starts_with(AwaitCommandOption)) {
+    StringRef FDText = StringRef(Args[0]).drop_front(AwaitCommandOption.size());
+    int FD;
+    if (FDText.getAsInteger(10, FD) || FD < 0)
+      return reportErrors(ToolName, createStringError("invalid %s value '%s'",
+                                                      AwaitCommandOption.data(),
+                                                      FDText.str().c_str()));
+    return distAwaitCommand(FD);
+  }
   return runDist(Args, nullptr);
 }
 

@@ -7,7 +7,6 @@
 //===----------------------------------------------------------------------===//
 
 #include "Commands.h"
-#include "ulto/Support/Message.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringRef.h"
@@ -53,13 +52,6 @@ std::string commandList() {
 }
 
 } // namespace
-
-int ulto::reportErrors(StringRef Tool, Error Errors) {
-  handleAllErrors(std::move(Errors), [&](const ErrorInfoBase &E) {
-    writeMessage(errs(), Tool, MessageKind::Error, E.message());
-  });
-  return 1;
-}
 
 int main(int Argc, char **Argv) {
   InitLLVM X(Argc, Argv);

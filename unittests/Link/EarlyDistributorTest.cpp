@@ -2,7 +2,8 @@
 //
 // The `ulto` started here is a shell script that copies what arrives on its
 // --await-command= descriptor to a file, so the test sees what ulto dist
-// would get, and when.
+// would get, and when; the library forked into (ForkedDistributor.cpp) does
+// the same.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,6 +16,9 @@
 #include "llvm/Testing/Support/SupportHelpers.h"
 #include "gtest/gtest.h"
 
+#include <cstdlib>
+#include <fcntl.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -49,21 +53,27 @@ struct Fixture {
                       "eval \"cat <&${2#--await-command=}\" >> " +
                       Received + "\n");
   std::string Attach = writeScript(Dir.path(), "ulto-dist-attach", "");
+  std::string NoLibrary = (Dir.path() + "/libUltoDist.so").str();
+  Fixture() { setenv("ULTO_TEST_RECEIVED", Received.c_str(), 1); }
 };
+
+// What the attach program, lld's child, would write on its inherited end.
+void attach(const EarlyDistributor &Early, StringRef Command) {
+  StringRef Argument = Early.attachArgument();
+  ASSERT_TRUE(Argument.consume_front("--attach="));
+  int FD;
+  ASSERT_FALSE(Argument.getAsInteger(10, FD));
+  ASSERT_EQ(write(FD, Command.data(), Command.size()), ssize_t(Command.size()));
+}
 
 TEST(EarlyDistributorTest, TheDistributorGetsWhatArrivesOnTheSocket) {
   Fixture F;
   {
     std::unique_ptr<EarlyDistributor> Early =
-        EarlyDistributor::start(F.Ulto, F.Attach);
+        EarlyDistributor::start(F.Ulto, F.Attach, F.NoLibrary);
     ASSERT_TRUE(Early);
     EXPECT_EQ(Early->distributor(), F.Attach);
-    StringRef Argument = Early->attachArgument();
-    ASSERT_TRUE(Argument.consume_front("--attach="));
-    int FD;
-    ASSERT_FALSE(Argument.getAsInteger(10, FD));
-    // What the attach program, lld's child, would write on its inherited end.
-    ASSERT_EQ(write(FD, "dist\0x\0", 7), 7);
+    attach(*Early, StringRef("dist\0x\0", 7));
   }
   // The destructor closed ld.ulto's end and waited for `ulto dist`.
   EXPECT_EQ(readFile(F.Received),
@@ -72,15 +82,62 @@ TEST(EarlyDistributorTest, TheDistributorGetsWhatArrivesOnTheSocket) {
 
 TEST(EarlyDistributorTest, ALinkWithoutDistributorEndsIt) {
   Fixture F;
-  EarlyDistributor::start(F.Ulto, F.Attach).reset();
+  EarlyDistributor::start(F.Ulto, F.Attach, F.NoLibrary).reset();
   EXPECT_EQ(readFile(F.Received), "dist --await-command=\n");
 }
 
 TEST(EarlyDistributorTest, NothingStartsWithoutTheAttachProgram) {
   Fixture F;
-  EXPECT_FALSE(
-      EarlyDistributor::start(F.Ulto, (F.Dir.path() + "/missing").str()));
+  EXPECT_FALSE(EarlyDistributor::start(
+      F.Ulto, (F.Dir.path() + "/missing").str(), FORKED_DISTRIBUTOR));
   EXPECT_FALSE(sys::fs::exists(F.Received));
+}
+
+TEST(EarlyDistributorTest, ForksIntoTheLibrary) {
+  Fixture F;
+  {
+    std::unique_ptr<EarlyDistributor> Early =
+        EarlyDistributor::start(F.Ulto, F.Attach, FORKED_DISTRIBUTOR);
+    ASSERT_TRUE(Early);
+    attach(*Early, StringRef("dist\0x\0", 7));
+  }
+  // The library's entry ran on the child's end, not the `ulto` script.
+  std::string Received = readFile(F.Received);
+  ASSERT_TRUE(StringRef(Received).starts_with("library "));
+  EXPECT_EQ(StringRef(Received).split('\n').second, StringRef("dist\0x\0", 7));
+}
+
+TEST(EarlyDistributorTest, TheForkedChildKeepsNoCloseOnExecDescriptor) {
+  Fixture F;
+  // Opened close-on-exec, as ld.ulto opens its files: a started `ulto`
+  // would not hold the writing end, and neither may the forked child.
+  int Pipe[2];
+  ASSERT_EQ(pipe2(Pipe, O_CLOEXEC), 0);
+  std::unique_ptr<EarlyDistributor> Early =
+      EarlyDistributor::start(F.Ulto, F.Attach, FORKED_DISTRIBUTOR);
+  ASSERT_TRUE(Early);
+  close(Pipe[1]);
+  // The child waits for its command meanwhile; the pipe reads as closed
+  // only if it holds no writing end.
+  pollfd Reader = {Pipe[0], POLLIN, 0};
+  EXPECT_EQ(poll(&Reader, 1, /*Milliseconds=*/10000), 1);
+  EXPECT_TRUE(Reader.revents & POLLHUP);
+  close(Pipe[0]);
+  Early.reset();
+  EXPECT_TRUE(StringRef(readFile(F.Received)).starts_with("library "));
+}
+
+TEST(EarlyDistributorTest, AnUnloadableLibraryStartsUlto) {
+  Fixture F;
+  std::string NotALibrary = (F.Dir.path() + "/libUltoDist.so").str();
+  {
+    std::error_code EC;
+    raw_fd_ostream OS(NotALibrary, EC);
+    ASSERT_FALSE(EC);
+    OS << "not a library\n";
+  }
+  EarlyDistributor::start(F.Ulto, F.Attach, NotALibrary).reset();
+  EXPECT_EQ(readFile(F.Received), "dist --await-command=\n");
 }
 
 } // namespace

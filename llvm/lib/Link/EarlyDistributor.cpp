@@ -2,10 +2,19 @@
 
 #include "ulto/Link/EarlyDistributor.h"
 #include "ulto/Distributor/AttachedCommand.h"
+#include "ulto/Support/Message.h"
 
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/DynamicLibrary.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/PrettyStackTrace.h"
+#include "llvm/Support/raw_ostream.h"
 
+#include <cstdio>
+#include <dirent.h>
 #include <fcntl.h>
+#include <iterator>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -13,8 +22,65 @@ using namespace llvm;
 
 namespace ulto {
 
-std::unique_ptr<EarlyDistributor> EarlyDistributor::start(StringRef Ulto,
-                                                          StringRef Attach) {
+// Closes what an exec would: the descriptors opened close-on-exec.
+static void closeOnExecDescriptors() {
+  DIR *Fds = opendir("/proc/self/fd");
+  if (!Fds)
+    return;
+  int Own = dirfd(Fds);
+  while (dirent *Entry = readdir(Fds)) {
+    int FD;
+    if (StringRef(Entry->d_name).getAsInteger(10, FD) || FD == Own)
+      continue;
+    int Flags = fcntl(FD, F_GETFD);
+    if (Flags >= 0 && (Flags & FD_CLOEXEC))
+      close(FD);
+  }
+  closedir(Fds);
+}
+
+// The forked child: `ulto dist --await-command=FD` from the library, or, if
+// it does not load, from a started `ulto`.
+[[noreturn]] static void runForked(StringRef Library, StringRef Ulto, int FD) {
+  // What ps and top show, and a crash's stack dump: the child is the
+  // distributor, not the linker.
+  prctl(PR_SET_NAME, "ulto dist");
+  std::string Await = (AwaitCommandOption + Twine(FD)).str();
+  const char *Command[] = {"ulto", "dist", Await.c_str()};
+  RestorePrettyStackState(nullptr);
+  PrettyStackTraceProgram Distributor(std::size(Command), Command);
+  closeOnExecDescriptors();
+  std::string Error;
+  sys::DynamicLibrary Loaded =
+      sys::DynamicLibrary::getPermanentLibrary(Library.str().c_str(), &Error);
+  auto *Entry = Loaded.isValid()
+                    ? reinterpret_cast<int (*)(int)>(
+                          Loaded.getAddressOfSymbol("ultoDistAwaitCommand"))
+                    : nullptr;
+  if (Entry) {
+    int Code = Entry(FD);
+    // Not exit(): ld.ulto's static destructors and exit handlers are not
+    // this process's.
+    outs().flush();
+    errs().flush();
+    fflush(nullptr);
+    _exit(Code);
+  }
+  if (Error.empty())
+    Error = "it has no ultoDistAwaitCommand";
+  writeMessage(errs(), "ld.ulto", MessageKind::Warning,
+               "cannot load " + Library + ": " + Error + "; starting " + Ulto);
+  std::string Program = Ulto.str();
+  const char *Args[] = {Program.c_str(), "dist", Await.c_str(), nullptr};
+  execv(Program.c_str(), const_cast<char **>(Args));
+  writeMessage(errs(), "ld.ulto", MessageKind::Error,
+               "cannot start " + Ulto + ": " + strerror(errno));
+  _exit(127);
+}
+
+std::unique_ptr<EarlyDistributor>
+EarlyDistributor::start(StringRef Ulto, StringRef Attach,
+                        StringRef DistLibrary) {
   if (!sys::fs::can_execute(Ulto) || !sys::fs::can_execute(Attach))
     return nullptr;
   int Ends[2];
@@ -22,16 +88,25 @@ std::unique_ptr<EarlyDistributor> EarlyDistributor::start(StringRef Ulto,
     return nullptr;
   // `ulto dist` inherits its end only; ld.ulto's end stays close-on-exec
   // until `ulto dist` has started, then lld's distributor inherits it.
-  std::string Await = (AwaitCommandOption + Twine(Ends[1])).str();
-  StringRef Args[] = {Ulto, "dist", Await};
-  bool Failed = false;
+  bool Failed = fcntl(Ends[1], F_SETFD, 0) != 0;
   sys::ProcessInfo Process;
-  if (fcntl(Ends[1], F_SETFD, 0) == 0)
+  if (!Failed && sys::fs::exists(DistLibrary)) {
+    // Nothing buffered may be written twice, by ld.ulto and the child.
+    outs().flush();
+    errs().flush();
+    fflush(nullptr);
+    pid_t Pid = fork();
+    if (Pid == 0)
+      runForked(DistLibrary, Ulto, Ends[1]);
+    Failed = Pid < 0;
+    Process.Pid = Process.Process = Pid;
+  } else if (!Failed) {
+    std::string Await = (AwaitCommandOption + Twine(Ends[1])).str();
+    StringRef Args[] = {Ulto, "dist", Await};
     Process = sys::ExecuteNoWait(Ulto, Args, /*Env=*/std::nullopt,
                                  /*Redirects=*/{}, /*MemoryLimit=*/0,
                                  /*ErrMsg=*/nullptr, &Failed);
-  else
-    Failed = true;
+  }
   close(Ends[1]);
   if (Failed || fcntl(Ends[0], F_SETFD, 0) != 0) {
     close(Ends[0]);

@@ -1,19 +1,16 @@
 //===- LoadRemotePlugin.cpp - Finding and loading libUltoRemote.so --------===//
 
 #include "ulto/Remote/RemotePlugin.h"
+#include "ulto/Support/InstalledLibrary.h"
 
-#include "llvm/ADT/SmallString.h"
 #include "llvm/Support/DynamicLibrary.h"
-#include "llvm/Support/Path.h"
 
 using namespace llvm;
 
 namespace ulto {
 
 Expected<const RemotePlugin &> loadRemotePlugin(StringRef Executable) {
-  SmallString<256> Path(sys::path::parent_path(Executable));
-  sys::path::append(Path, "..", "lib", "ulto", "libUltoRemote.so");
-  sys::path::remove_dots(Path, /*remove_dot_dot=*/true);
+  std::string Path = installedLibrary(Executable, "libUltoRemote.so");
   // Loaded once per process: LLVM keeps the handle, dlopen counts the rest.
   std::string Error;
   sys::DynamicLibrary Library =

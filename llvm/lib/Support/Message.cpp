@@ -52,4 +52,11 @@ void writeMessage(raw_ostream &OS, StringRef Tool, MessageKind Kind,
                [&](raw_ostream &Message) { Message << Text << "\n"; });
 }
 
+int reportErrors(StringRef Tool, Error Errors) {
+  handleAllErrors(std::move(Errors), [&](const ErrorInfoBase &E) {
+    writeMessage(errs(), Tool, MessageKind::Error, E.message());
+  });
+  return 1;
+}
+
 } // namespace ulto

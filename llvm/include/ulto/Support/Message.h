@@ -14,6 +14,7 @@
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/ADT/Twine.h"
+#include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
 
 namespace ulto {
@@ -27,6 +28,10 @@ void writeMessage(llvm::raw_ostream &OS, llvm::StringRef Tool, MessageKind Kind,
 /// Writes "<Tool>: <kind>: <Text>" and a newline to \p OS in one write.
 void writeMessage(llvm::raw_ostream &OS, llvm::StringRef Tool, MessageKind Kind,
                   const llvm::Twine &Text);
+
+/// Prints each error in \p Errors to stderr as "<Tool>: error: <message>";
+/// returns 1, the exit code of a command line that cannot run.
+int reportErrors(llvm::StringRef Tool, llvm::Error Errors);
 
 } // namespace ulto
 

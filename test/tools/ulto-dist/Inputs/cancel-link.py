@@ -62,6 +62,21 @@ def processes():
             and any(mark in arg for arg in cmdline(pid))}
 
 
+def comm(pid):
+    try:
+        with open("/proc/%s/comm" % pid) as f:
+            return f.read().rstrip("\n")
+    except OSError:
+        return ""
+
+
+def is_ulto_dist(pid):
+    """`ulto dist`, started as `ulto` or forked from ld.ulto (which names
+    the child "ulto dist")."""
+    return (comm(pid) == "ulto dist" or
+            [os.path.basename(a) for a in cmdline(pid)[:2]] == [b"ulto", b"dist"])
+
+
 def children(parent):
     found = []
     for pid in os.listdir("/proc"):
@@ -116,8 +131,7 @@ if args.action == "kill-linker":
 elif args.action == "term-dist":
     # `ulto dist` itself, not ulto-dist-attach, which hands it lld's command
     # line when ld.ulto started it early (AttachedCommand.h).
-    dist = [pid for pid in children(link.pid)
-            if [os.path.basename(a) for a in cmdline(pid)[:2]] == [b"ulto", b"dist"]]
+    dist = [pid for pid in children(link.pid) if is_ulto_dist(pid)]
     print("ulto dist processes: %d" % len(dist))
     os.kill(dist[0], signal.SIGTERM)
 else:

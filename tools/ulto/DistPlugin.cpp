@@ -1,0 +1,17 @@
+//===- DistPlugin.cpp - ulto dist as a library ld.ulto forks into ---------===//
+//
+// Starting `ulto` costs a distributed link about 10 ms of CPU before the
+// distributor can take lld's command line: the dynamic loader's work for
+// libLLVM and libclang-cpp, and their static constructors. ld.ulto has
+// libLLVM loaded already; so it forks as the link begins, and the child
+// loads this library, which adds libclang-cpp and `ulto dist`'s own code,
+// and waits for its command as `ulto dist --await-command=FD` would
+// (EarlyDistributor.h).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Commands.h"
+
+extern "C" int ultoDistAwaitCommand(int FD) {
+  return ulto::distAwaitCommand(FD);
+}
