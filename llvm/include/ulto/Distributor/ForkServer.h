@@ -10,7 +10,8 @@
 //
 // A worker runs many jobs, one after another, as lld's backend threads do:
 // a fresh process per job would pay its page faults on a new heap and the
-// fork again, about 10 ms a job. It is still a process: a crash takes down
+// fork again, about 10 ms a job. The memory a job frees stays with the worker
+// for its next job. It is still a process: a crash takes down
 // its job alone (the next job gets a new worker), its stdout and stderr go
 // to the job's file, and LLVM's global state is not the distributor's. A
 // worker retires after a job that failed, and after a number of jobs or
