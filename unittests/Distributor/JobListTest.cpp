@@ -3,6 +3,9 @@
 #include "ulto/Distributor/JobList.h"
 
 #include "Common/ErrorText.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Testing/Support/SupportHelpers.h"
 #include "gtest/gtest.h"
 
 using namespace llvm;
@@ -35,6 +38,30 @@ TEST(JobListTest, ReadsTheProtocol) {
             (std::vector<std::string>{"clang", "-c", "-O2", "a.o",
                                       "-fthinlto-index=a.1.thinlto.bc", "-o",
                                       "a.1.o"}));
+}
+
+// The scheduler ranks a job by its module's bytes, not its imports'.
+TEST(JobListTest, AJobWeighsItsModule) {
+  unittest::TempDir Dir("joblist", /*Unique=*/true);
+  auto Write = [&](StringRef Name, StringRef Text) {
+    std::error_code EC;
+    raw_fd_ostream OS(Dir.path(Name), EC);
+    ASSERT_FALSE(EC);
+    OS << Text;
+  };
+  Write("a.o", std::string(100, 'x'));
+  Write("a.1.thinlto.bc", std::string(10, 'x'));
+  Write("b.o", std::string(1000, 'x'));
+  Write("jobs.json",
+        formatv(R"({{"common": {{"linker_output": "app", "args": ["clang"]},
+"jobs": [{{"args": ["-o", "{0}/a.1.o"], "inputs": ["{0}/a.o", "{0}/a.1.thinlto.bc",
+"{0}/b.o"], "outputs": ["{0}/a.1.o"]}]})",
+                Dir.path())
+            .str());
+  Expected<JobList> List = readJobList(Dir.path("jobs.json"));
+  ASSERT_EQ(errorText(List), "");
+  ASSERT_EQ(List->Jobs.size(), 1u);
+  EXPECT_EQ(List->Jobs[0].ModuleBytes, 100u);
 }
 
 TEST(JobListTest, CommonInputsAreOptional) {

@@ -16,7 +16,7 @@ namespace {
 
 BackendJob sized(uint64_t Bytes) {
   BackendJob Job;
-  Job.InputBytes = Bytes;
+  Job.ModuleBytes = Bytes;
   return Job;
 }
 

@@ -218,14 +218,10 @@ Expected<JobList> readJobList(StringRef Path) {
                                "an object file; ulto dist does not replace it",
                                Path.str().c_str(), I + 1, Output.str().c_str());
   }
-  // A missing input is the job's own error, reported when it runs.
-  for (BackendJob &Job : List->Jobs) {
-    for (size_t I = 0; I != Job.Inputs.size(); ++I) {
-      uint64_t Size = 0;
-      if (I != 1 && !sys::fs::file_size(Job.Inputs[I], Size))
-        Job.InputBytes += Size;
-    }
-  }
+  // A missing module is the job's own error, reported when it runs.
+  for (BackendJob &Job : List->Jobs)
+    if (sys::fs::file_size(Job.module(), Job.ModuleBytes))
+      Job.ModuleBytes = 0;
   return List;
 }
 

@@ -17,7 +17,7 @@ std::vector<size_t> scheduleLargestFirst(ArrayRef<BackendJob> Jobs) {
   std::vector<size_t> Order(Jobs.size());
   std::iota(Order.begin(), Order.end(), 0);
   llvm::stable_sort(Order, [&](size_t A, size_t B) {
-    return Jobs[A].InputBytes > Jobs[B].InputBytes;
+    return Jobs[A].ModuleBytes > Jobs[B].ModuleBytes;
   });
   return Order;
 }

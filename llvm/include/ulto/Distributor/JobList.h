@@ -30,9 +30,9 @@ struct BackendJob {
   std::vector<std::string> Args;
   std::vector<std::string> Inputs;
   std::vector<std::string> Outputs;
-  /// Bytes of the module and its imports: what the backend reads, and so the
-  /// scheduler's estimate of the job's cost.
-  uint64_t InputBytes = 0;
+  /// Bytes of the module: the scheduler's estimate of the job's cost, as
+  /// lld's in-process backends estimate theirs.
+  uint64_t ModuleBytes = 0;
 
   llvm::StringRef module() const { return Inputs[0]; }
   llvm::StringRef indexShard() const { return Inputs[1]; }
