@@ -149,6 +149,29 @@ TEST_F(LinkInputsTest, WholeArchiveLoadsEveryMember) {
                    "lib.a(unused.bc)"}));
 }
 
+// With no bitcode to extract, the bitcode named is the bitcode loaded, and
+// no other file is read: an archive of other members is passed over whole,
+// --start-lib objects that are not bitcode too.
+TEST_F(LinkInputsTest, WithoutLazyBitcodeTheNamedBitcodeLoads) {
+  writeProgram();
+  archive("notes.a", {{"helper.txt", "defines nothing ulto reads\n"}});
+  file("lazy.txt", "neither\n");
+  EXPECT_EQ(load({{in("main.bc"), in("notes.a"), in("lazy.txt", false, true),
+                   in("lib.a", /*WholeArchive=*/true)},
+                  {"helper"}}),
+            (Names{"main.bc", "lib.a(helper.bc)", "lib.a(deep.bc)",
+                   "lib.a(unused.bc)"}));
+}
+
+// A lazy bitcode file anywhere makes every file count: here the archive
+// after main.bc extracts what main.bc needs.
+TEST_F(LinkInputsTest, LazyBitcodeAnywhereResolves) {
+  writeProgram();
+  archive("notes.a", {{"helper.txt", "defines nothing ulto reads\n"}});
+  EXPECT_EQ(load({{in("notes.a"), in("main.bc"), in("lib.a")}, {}}),
+            (Names{"main.bc", "lib.a(helper.bc)", "lib.a(deep.bc)"}));
+}
+
 TEST_F(LinkInputsTest, RootsExtract) {
   writeProgram();
   EXPECT_EQ(load({{in("lib.a")}, {"unused"}}), (Names{"lib.a(unused.bc)"}));
@@ -223,18 +246,28 @@ TEST_F(LinkInputsTest, UnopenableFilesAreListedForLld) {
   ASSERT_EQ(Files->Files.size(), 1u);
 }
 
+// Resolving symbols reads every file's: what cannot be read is named.
 TEST_F(LinkInputsTest, CorruptBitcodeNamesTheFile) {
+  writeProgram();
   std::string Good = regularBitcode(functionsIR({"main"}));
   file("bad.bc", StringRef(Good).take_front(64));
-  std::string Message = loadError({{in("bad.bc")}, {}});
+  std::string Message = loadError({{in("bad.bc"), in("lib.a")}, {}});
   EXPECT_TRUE(StringRef(Message).starts_with("bad.bc: ")) << Message;
+}
+
+// Without resolving, no symbol is read: the file is listed, and the reader
+// of its modules (readBitcodeInputs) names it.
+TEST_F(LinkInputsTest, CorruptBitcodeIsListedWithoutLazyBitcode) {
+  std::string Good = regularBitcode(functionsIR({"main"}));
+  file("bad.bc", StringRef(Good).take_front(64));
+  EXPECT_EQ(load({{in("bad.bc")}, {}}), Names{"bad.bc"});
 }
 
 TEST_F(LinkInputsTest, CorruptMemberNamesArchiveAndMember) {
   std::string Good = regularBitcode(functionsIR({"helper"}));
   archive("lib.a", {{"good.bc", Good},
                     {"bad.bc", std::string(StringRef(Good).take_front(64))}});
-  std::string Message = loadError({{in("lib.a", /*WholeArchive=*/true)}, {}});
+  std::string Message = loadError({{in("lib.a")}, {}});
   EXPECT_TRUE(StringRef(Message).starts_with("lib.a(bad.bc): ")) << Message;
 }
 

@@ -103,8 +103,11 @@ struct LazyFile {
 // included) defines it, whether the reference or the lazy file comes first.
 class Loader {
 public:
-  explicit Loader(ArrayRef<std::string> Roots);
-  Error add(const LinkInput &Input);
+  /// Without \p Resolve, no file is lazy bitcode: every bitcode file named
+  /// loads, and nothing else's symbols are read.
+  Loader(ArrayRef<std::string> Roots, bool Resolve);
+  /// \p Buffer is null when the input cannot be opened.
+  Error add(const LinkInput &Input, std::unique_ptr<MemoryBuffer> Buffer);
   LoadedFiles take() { return std::move(Out); }
 
 private:
@@ -119,18 +122,26 @@ private:
   StringMap<size_t> LazyBySymbol; // The first definition wins, as in lld.
   StringSet<> Defined;
   StringSet<> Unresolved;
+  bool Resolve;
 };
 
-Loader::Loader(ArrayRef<std::string> Roots) {
+Loader::Loader(ArrayRef<std::string> Roots, bool Resolve) : Resolve(Resolve) {
   for (const std::string &Name : Roots)
     Unresolved.insert(Name);
 }
 
 Error Loader::load(const LoadedFile &File) {
+  if (!Resolve) {
+    // The bitcode's reader (readBitcodeInputs) names what it cannot read.
+    if (File.IsBitcode)
+      Out.Files.push_back(File);
+    return Error::success();
+  }
   Expected<SymbolUse> Use = readSymbols(File.Buffer, File.IsBitcode);
   if (!Use)
     return createStringError(File.Name + ": " + toString(Use.takeError()));
-  Out.Files.push_back(File);
+  if (File.IsBitcode)
+    Out.Files.push_back(File);
   for (const std::string &Name : Use->Defined) {
     Defined.insert(Name);
     Unresolved.erase(Name);
@@ -200,7 +211,8 @@ Error Loader::addArchive(MemoryBufferRef Buffer, const LinkInput &Input) {
     }
     file_magic Magic = identify_magic(Member->getBuffer());
     bool IsBitcode = Magic == file_magic::bitcode;
-    if (!IsBitcode && Magic != file_magic::elf_relocatable)
+    if (!IsBitcode && (Magic != file_magic::elf_relocatable ||
+                       (!Resolve && !Input.WholeArchive)))
       continue;
     LoadedFile File{(Input.Path + "(" + *Name + ")").str(), *Member, IsBitcode};
     if (Error E = Input.WholeArchive ? load(File) : addLazy(File)) {
@@ -213,30 +225,35 @@ Error Loader::addArchive(MemoryBufferRef Buffer, const LinkInput &Input) {
   return Input.WholeArchive ? Error::success() : retryUnresolved();
 }
 
-Error Loader::add(const LinkInput &Input) {
-  ErrorOr<std::unique_ptr<MemoryBuffer>> Buffer = MemoryBuffer::getFile(
-      Input.Path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+Error Loader::add(const LinkInput &Input,
+                  std::unique_ptr<MemoryBuffer> Buffer) {
   if (!Buffer) {
     Out.Unopenable.push_back(Input.Path);
     return Error::success();
   }
-  MemoryBufferRef Ref = (*Buffer)->getMemBufferRef();
-  Out.Owned.push_back(std::move(*Buffer));
+  MemoryBufferRef Ref = Buffer->getMemBufferRef();
+  Out.Owned.push_back(std::move(Buffer));
 
   file_magic Magic = identify_magic(Ref.getBuffer());
   switch (Magic) {
   case file_magic::archive:
+    if (!Resolve && !Input.WholeArchive)
+      return Error::success();
     return addArchive(Ref, Input);
   case file_magic::bitcode:
   case file_magic::elf_relocatable: {
     LoadedFile File{Input.Path, Ref, Magic == file_magic::bitcode};
     if (!Input.Lazy)
       return load(File);
+    if (!Resolve)
+      return Error::success();
     if (Error E = addLazy(File))
       return E;
     return retryUnresolved();
   }
   case file_magic::elf_shared_object:
+    if (!Resolve)
+      return Error::success();
     for (std::string &Name : readSharedDefinitions(Ref)) {
       Unresolved.erase(Name);
       Defined.insert(std::move(Name));
@@ -271,10 +288,55 @@ std::string findLibrary(StringRef Name,
   return "";
 }
 
+// Whether \p Input may bring in bitcode only if symbol resolution says so:
+// a lazy bitcode object, or an archive (not --whole-archive) with a bitcode
+// member. Only then does it matter which files a link loads.
+static bool hasLazyBitcode(const LinkInput &Input, MemoryBufferRef Buffer) {
+  file_magic Magic = identify_magic(Buffer.getBuffer());
+  if (Magic == file_magic::bitcode)
+    return Input.Lazy;
+  if (Magic != file_magic::archive || Input.WholeArchive)
+    return false;
+  Expected<std::unique_ptr<object::Archive>> A =
+      object::Archive::create(Buffer);
+  if (!A) {
+    consumeError(A.takeError());
+    return true; // The full load reports it.
+  }
+  Error Err = Error::success();
+  for (const object::Archive::Child &C : (*A)->children(Err)) {
+    Expected<StringRef> Member = C.getBuffer();
+    if (!Member || identify_magic(*Member) == file_magic::bitcode) {
+      if (!Member)
+        consumeError(Member.takeError());
+      consumeError(std::move(Err));
+      return true;
+    }
+  }
+  if (Err) {
+    consumeError(std::move(Err));
+    return true;
+  }
+  return false;
+}
+
 Expected<LoadedFiles> loadLinkInputs(const LinkRequest &Request) {
-  Loader L(Request.Roots);
-  for (const LinkInput &Input : Request.Inputs)
-    if (Error E = L.add(Input))
+  // Most links have no bitcode in archives: then the bitcode they load is
+  // the bitcode they name (and that of --whole-archive archives), and
+  // resolving every symbol of the C and C++ runtime libraries, as much work
+  // as lld's own reading of its inputs, would change nothing.
+  std::vector<std::unique_ptr<MemoryBuffer>> Buffers; // Null: unopenable.
+  bool Resolve = false;
+  for (const LinkInput &Input : Request.Inputs) {
+    ErrorOr<std::unique_ptr<MemoryBuffer>> Buffer = MemoryBuffer::getFile(
+        Input.Path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+    Buffers.push_back(Buffer ? std::move(*Buffer) : nullptr);
+    Resolve =
+        Resolve || (Buffers.back() && hasLazyBitcode(Input, *Buffers.back()));
+  }
+  Loader L(Request.Roots, Resolve);
+  for (auto [Input, Buffer] : zip_equal(Request.Inputs, Buffers))
+    if (Error E = L.add(Input, std::move(Buffer)))
       return E;
   return L.take();
 }
