@@ -494,7 +494,7 @@ bool linkELF(ArrayRef<const char *> Argv, raw_ostream &Stdout,
   // a directory ld.ulto removes after the link.
   SmallString<128> SafeNamesDir;
   StringSaver Saver(Alloc);
-  auto RemoveSafeNames = make_scope_exit([&] {
+  scope_exit RemoveSafeNames([&] {
     if (!SafeNamesDir.empty())
       sys::fs::remove_directories(SafeNamesDir);
   });

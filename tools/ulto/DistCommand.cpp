@@ -457,13 +457,10 @@ Expected<Executors> startExecutors(DistConfig &Config, const JobList &List,
   return E;
 }
 
-// Runs the backends, under LLVM's profiler when --time-trace asks.
+// Runs the backends (under LLVM's profiler when --time-trace asks).
 DistSummary runTraced(const DistConfig &Config, const JobList &List,
                       Executor &Exec, DistOptions &Opts) {
   Opts.TimeTrace = !Config.TraceFile.empty();
-  if (Opts.TimeTrace)
-    timeTraceProfilerInitialize(/*TimeTraceGranularity=*/0, ToolName);
-  TimeTraceScope Scope("ulto dist", List.LinkerOutput);
   std::optional<ShardCompletion> Shards;
   {
     TimeTraceScope Scope("read for shard completion");
@@ -550,11 +547,19 @@ static int runDist(ArrayRef<const char *> Args,
     return reportErrors(ToolName, Config.takeError());
   if (Config->CheckRemote)
     return checkRemote(*Config->Remote);
+  // The trace begins here, to show what comes before the first job too.
+  if (!Config->TraceFile.empty())
+    timeTraceProfilerInitialize(/*TimeTraceGranularity=*/0, ToolName);
 
   // The jobs lld wrote, and their ninja file when asked for.
-  Expected<JobList> List = readJobList(Config->JobList);
+  Expected<JobList> List = [&] {
+    TimeTraceScope Scope("read the job list");
+    return readJobList(Config->JobList);
+  }();
   if (!List)
     return reportErrors(ToolName, List.takeError());
+  std::optional<TimeTraceScope> Whole(std::in_place, "ulto dist",
+                                      List->LinkerOutput);
   Cancel.watch(Config->JobList, *List, Config->Progress);
   warnAboutStockLinker(ToolName, *List);
   if (!Config->NinjaFile.empty())
@@ -566,7 +571,10 @@ static int runDist(ArrayRef<const char *> Args,
   DistOptions Opts;
   Opts.Parallelism = Config->Parallelism;
   Opts.WaitLimit = std::chrono::seconds(Config->WaitLimit);
-  Expected<SharedWork> Shared = openCache(*Config);
+  Expected<SharedWork> Shared = [&] {
+    TimeTraceScope Scope("open the cache");
+    return openCache(*Config);
+  }();
   if (!Shared)
     return reportErrors(ToolName, Shared.takeError());
   Opts.Cache = Shared->Cache.get();
@@ -574,13 +582,17 @@ static int runDist(ArrayRef<const char *> Args,
   if (Shared->Running)
     Opts.Running = &*Shared->Running;
 
-  Expected<Executors> Exec = startExecutors(*Config, *List, Opts);
+  Expected<Executors> Exec = [&] {
+    TimeTraceScope Scope("start the executors");
+    return startExecutors(*Config, *List, Opts);
+  }();
   if (!Exec)
     return reportErrors(ToolName, Exec.takeError());
 
   // The backends, the trace, the summary; the link uses the objects only
   // after a zero exit.
   DistSummary Summary = runTraced(*Config, *List, Exec->chosen(), Opts);
+  Whole.reset();
   bool Ok = Summary.Failed == 0;
   if (Error E = writeTrace(*Config)) {
     reportErrors(ToolName, std::move(E));
