@@ -372,6 +372,14 @@ Expected<SharedWork> openCache(const DistConfig &Config) {
   return Shared;
 }
 
+// A fork server started before the command line arrived (`--await-command`),
+// and what it was started for.
+struct ReadyServer {
+  std::unique_ptr<ForkServer> Server;
+  std::string Clang;
+  ForkServer::Options Workers;
+};
+
 // Where the jobs run. The fork server is started before any thread: it is
 // forked from this process.
 struct Executors {
@@ -387,34 +395,49 @@ struct Executors {
   }
 };
 
+// A fork server whose workers run clang-22's driver, at \p Clang, on each
+// job's command line. Must be called while the process has one thread.
+Expected<std::unique_ptr<ForkServer>>
+startClangServer(StringRef Clang, ForkServer::Options Workers) {
+  InitializeAllTargets();
+  Workers.MayShareWorker = [](ArrayRef<const char *> Argv) {
+    return !changesProcessState(Argv);
+  };
+  // A crashed job ends the worker by its signal: clang-22 would only exit 1.
+  return ForkServer::start(
+      [Clang = Clang.str()](ArrayRef<const char *> Argv) {
+        clang::noteBottomOfStack();
+        int CrashSignal;
+        int Code = runClangDriver(Argv, Clang, &CrashSignal,
+                                  /*ProcessRunsOn=*/true);
+        if (CrashSignal)
+          ForkServer::endChildBySignal(CrashSignal);
+        return Code;
+      },
+      Workers);
+}
+
 Expected<Executors> startExecutors(DistConfig &Config, const JobList &List,
-                                   DistOptions &Opts) {
+                                   DistOptions &Opts, ReadyServer Ready) {
   Executors E;
   std::optional<std::string> Clang22 = findClang22(List.compiler());
   if (!Config.Spawn && Clang22) {
-    InitializeAllTargets();
-    // A worker runs clang-22's driver on each job's command line. A crashed
-    // job ends the worker by its signal: clang-22 would only exit 1.
-    Config.Workers.MayShareWorker = [](ArrayRef<const char *> Argv) {
-      return !changesProcessState(Argv);
-    };
-    Expected<std::unique_ptr<ForkServer>> Started = ForkServer::start(
-        [Clang = *Clang22](ArrayRef<const char *> Argv) {
-          clang::noteBottomOfStack();
-          int CrashSignal;
-          int Code = runClangDriver(Argv, Clang, &CrashSignal,
-                                    /*ProcessRunsOn=*/true);
-          if (CrashSignal)
-            ForkServer::endChildBySignal(CrashSignal);
-          return Code;
-        },
-        Config.Workers);
-    if (Started)
-      E.Server = std::move(*Started);
-    else
-      writeMessage(errs(), ToolName, MessageKind::Warning,
-                   toString(Started.takeError()) +
-                       "; starting a process per job");
+    // The one started while lld read the inputs, if it fits this link.
+    if (Ready.Server && Ready.Clang == *Clang22 &&
+        Ready.Workers.JobsPerWorker == Config.Workers.JobsPerWorker &&
+        Ready.Workers.WorkerMemory == Config.Workers.WorkerMemory) {
+      E.Server = std::move(Ready.Server);
+    } else {
+      Ready.Server.reset();
+      Expected<std::unique_ptr<ForkServer>> Started =
+          startClangServer(*Clang22, Config.Workers);
+      if (Started)
+        E.Server = std::move(*Started);
+      else
+        writeMessage(errs(), ToolName, MessageKind::Warning,
+                     toString(Started.takeError()) +
+                         "; starting a process per job");
+    }
   }
   // One limit for the local jobs of every link on the machine, unless make
   // passed a jobserver down; opened after the fork, which must not inherit
@@ -487,9 +510,23 @@ Error writeTrace(const DistConfig &Config) {
 } // namespace
 
 static int runDist(ArrayRef<const char *> Args,
-                   function_ref<void(int)> Finished);
+                   function_ref<void(int)> Finished, ReadyServer Ready);
 
 int ulto::distAwaitCommand(int FD) {
+  // While lld reads the inputs: the fork server for clang-22's jobs, as most
+  // links' are with the default worker options.
+  ReadyServer Ready;
+  if (std::optional<std::string> Clang =
+          findClang22(ULTO_LLVM_TOOLS_DIR "/clang")) {
+    Expected<std::unique_ptr<ForkServer>> Started =
+        startClangServer(*Clang, Ready.Workers);
+    if (Started) {
+      Ready.Server = std::move(*Started);
+      Ready.Clang = *Clang;
+    } else {
+      consumeError(Started.takeError()); // The link's own start says why.
+    }
+  }
   Expected<std::optional<std::vector<std::string>>> Command =
       readAttachedCommand(FD);
   if (!Command)
@@ -506,7 +543,7 @@ int ulto::distAwaitCommand(int FD) {
         ToolName, createStringError("the command sent is not ulto dist's"));
   std::optional<Error> Replied;
   auto Reply = [&](int Code) { Replied = replyExitStatus(FD, Code); };
-  int Code = runDist(ArrayRef(Args).drop_front(), Reply);
+  int Code = runDist(ArrayRef(Args).drop_front(), Reply, std::move(Ready));
   if (!Replied)
     Reply(Code);
   if (*Replied)
@@ -524,14 +561,14 @@ int ulto::distMain(ArrayRef<const char *> Args) {
                                                       FDText.str().c_str()));
     return distAwaitCommand(FD);
   }
-  return runDist(Args, nullptr);
+  return runDist(Args, nullptr, ReadyServer());
 }
 
 // Runs the jobs of the list that \p Args name. \p Finished, if given, gets
 // the exit status as soon as the link may go on: before the fork server and
 // its workers end, which takes milliseconds the link need not wait for.
 static int runDist(ArrayRef<const char *> Args,
-                   function_ref<void(int)> Finished) {
+                   function_ref<void(int)> Finished, ReadyServer Ready) {
   // Ends with the link: when the linker dies, or on an interrupt, the jobs
   // stop and the files written for them go (Cancellation.h).
   Cancellation Cancel(ToolName);
@@ -584,7 +621,7 @@ static int runDist(ArrayRef<const char *> Args,
 
   Expected<Executors> Exec = [&] {
     TimeTraceScope Scope("start the executors");
-    return startExecutors(*Config, *List, Opts);
+    return startExecutors(*Config, *List, Opts, std::move(Ready));
   }();
   if (!Exec)
     return reportErrors(ToolName, Exec.takeError());
