@@ -516,6 +516,11 @@ int ulto::distAwaitCommand(int FD) {
   // While lld reads the inputs: the fork server for clang-22's jobs, as most
   // links' are with the default worker options.
   ReadyServer Ready;
+  // A worker for each job the link runs at once, by default.
+  if (Expected<unsigned> Slots = defaultSlotCount())
+    Ready.Workers.IdleWorkers = *Slots;
+  else
+    consumeError(Slots.takeError()); // The link's own options say why.
   if (std::optional<std::string> Clang =
           findClang22(ULTO_LLVM_TOOLS_DIR "/clang")) {
     Expected<std::unique_ptr<ForkServer>> Started =

@@ -7,6 +7,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FileUtilities.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/PrettyStackTrace.h"
 #include "llvm/Support/raw_ostream.h"
 #include "gtest/gtest.h"
@@ -248,6 +249,46 @@ TEST(ForkServerTest, AWorkerKeepsItsHeapForItsNextJob) {
   // Without it, each job faults in its 4096 pages again.
   EXPECT_LT(Faults[1], 1024);
   EXPECT_LT(Faults[2], 1024);
+}
+
+// The processes whose parent is \p Parent.
+std::vector<std::string> childrenOf(pid_t Parent) {
+  std::vector<std::string> Children;
+  std::error_code EC;
+  for (sys::fs::directory_iterator It("/proc", EC), End; It != End && !EC;
+       It.increment(EC)) {
+    // Read to its end: /proc's files say they are empty.
+    ErrorOr<std::unique_ptr<MemoryBuffer>> Stat =
+        MemoryBuffer::getFileAsStream(It->path() + "/stat");
+    if (!Stat)
+      continue;
+    // The parent's ID is the second field after the command's ")".
+    StringRef Fields = (*Stat)->getBuffer();
+    Fields = Fields.drop_front(Fields.rfind(')') + 2);
+    SmallVector<StringRef, 4> Parts;
+    Fields.split(Parts, ' ', /*MaxSplit=*/3);
+    if (Parts.size() > 1 && Parts[1] == std::to_string(Parent))
+      Children.push_back(sys::path::filename(It->path()).str());
+  }
+  return Children;
+}
+
+// Idle workers wait for the first jobs, which run in them.
+TEST(ForkServerTest, IdleWorkersTakeTheFirstJobs) {
+  ForkServer::Options Opts;
+  Opts.IdleWorkers = 2;
+  Expected<std::unique_ptr<ForkServer>> Server =
+      ForkServer::start(printsProcess, Opts);
+  ASSERT_EQ(errorText(Server), "");
+  std::vector<std::string> Idle;
+  for (int Waited = 0; Waited < 5000 && Idle.size() < 2; Waited += 10) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    Idle = childrenOf((*Server)->process());
+  }
+  ASSERT_EQ(Idle.size(), 2u);
+  std::vector<std::string> P = processes(**Server, {"a", "b"});
+  EXPECT_TRUE(is_contained(Idle, P[0])) << P[0];
+  EXPECT_TRUE(is_contained(Idle, P[1])) << P[1];
 }
 
 // A job that would leave state behind for later jobs runs in a worker of its

@@ -364,6 +364,10 @@ void ServerLoop::serve(pid_t Distributor) {
   std::vector<pid_t> Polled;
   std::optional<std::chrono::steady_clock::time_point> StopSince;
   size_t StopSteps = 0;
+  if (Opts.JobsPerWorker > 1)
+    for (unsigned I = 0; I != Opts.IdleWorkers; ++I)
+      if (!startWorker(/*TakesMore=*/true))
+        break; // The jobs fork their own.
   while (Open || !Workers.empty()) {
     int Timeout = -1;
     if (StopRequested) {

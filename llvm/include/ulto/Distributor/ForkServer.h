@@ -54,6 +54,9 @@ public:
     unsigned JobsPerWorker = 256;
     /// A worker whose resident memory has reached this retires.
     uint64_t WorkerMemory = uint64_t(1) << 30;
+    /// Workers forked as the server starts, so that the first jobs that may
+    /// share a worker find one ready instead of waiting for a fork.
+    unsigned IdleWorkers = 0;
   };
 
   /// Starts the server. Must be called while the process has one thread.
