@@ -64,4 +64,17 @@ TEST(MessageTest, ColouredAsWithColorWouldBe) {
   EXPECT_NE(Expected.find("\x1b["), std::string::npos);
 }
 
+// Every error of a joined Error is one message; a command line that cannot
+// run exits 1.
+TEST(MessageTest, ReportErrorsPrintsEachError) {
+  testing::internal::CaptureStderr();
+  int Code = reportErrors(
+      "ulto dist", joinErrors(createStringError("no job list given"),
+                              createStringError("--jobs= needs a number")));
+  std::string Printed = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(Code, 1);
+  EXPECT_EQ(Printed, "ulto dist: error: no job list given\n"
+                     "ulto dist: error: --jobs= needs a number\n");
+}
+
 } // namespace
