@@ -131,17 +131,15 @@ Loader::Loader(ArrayRef<std::string> Roots, bool Resolve) : Resolve(Resolve) {
 }
 
 Error Loader::load(const LoadedFile &File) {
-  if (!Resolve) {
-    // The bitcode's reader (readBitcodeInputs) names what it cannot read.
-    if (File.IsBitcode)
-      Out.Files.push_back(File);
+  if (File.IsBitcode)
+    Out.Files.push_back(File);
+  // Without resolving, no symbol is read: the bitcode's reader
+  // (readBitcodeInputs) names what it cannot read.
+  if (!Resolve)
     return Error::success();
-  }
   Expected<SymbolUse> Use = readSymbols(File.Buffer, File.IsBitcode);
   if (!Use)
     return createStringError(File.Name + ": " + toString(Use.takeError()));
-  if (File.IsBitcode)
-    Out.Files.push_back(File);
   for (const std::string &Name : Use->Defined) {
     Defined.insert(Name);
     Unresolved.erase(Name);
@@ -211,8 +209,7 @@ Error Loader::addArchive(MemoryBufferRef Buffer, const LinkInput &Input) {
     }
     file_magic Magic = identify_magic(Member->getBuffer());
     bool IsBitcode = Magic == file_magic::bitcode;
-    if (!IsBitcode && (Magic != file_magic::elf_relocatable ||
-                       (!Resolve && !Input.WholeArchive)))
+    if (!IsBitcode && Magic != file_magic::elf_relocatable)
       continue;
     LoadedFile File{(Input.Path + "(" + *Name + ")").str(), *Member, IsBitcode};
     if (Error E = Input.WholeArchive ? load(File) : addLazy(File)) {
