@@ -25,6 +25,7 @@
 #include "ulto/Distributor/Scheduler.h"
 #include "ulto/Distributor/ShardCompletion.h"
 #include "ulto/Distributor/SlotPool.h"
+#include "ulto/Frontend/CC1CommandCache.h"
 #include "ulto/Frontend/ClangDriver.h"
 #include "ulto/Remote/RemoteConfig.h"
 #include "ulto/Remote/RemotePlugin.h"
@@ -404,12 +405,14 @@ startClangServer(StringRef Clang, ForkServer::Options Workers) {
     return !changesProcessState(Argv);
   };
   // A crashed job ends the worker by its signal: clang-22 would only exit 1.
+  // Each worker learns its jobs' -cc1 commands.
   return ForkServer::start(
-      [Clang = Clang.str()](ArrayRef<const char *> Argv) {
+      [Clang = Clang.str(),
+       Commands = CC1CommandCache()](ArrayRef<const char *> Argv) mutable {
         clang::noteBottomOfStack();
         int CrashSignal;
         int Code = runClangDriver(Argv, Clang, &CrashSignal,
-                                  /*ProcessRunsOn=*/true);
+                                  /*ProcessRunsOn=*/true, &Commands);
         if (CrashSignal)
           ForkServer::endChildBySignal(CrashSignal);
         return Code;

@@ -18,6 +18,7 @@
 
 #include "ulto/Frontend/ClangDriver.h"
 #include "ulto/Frontend/CC1.h"
+#include "ulto/Frontend/CC1CommandCache.h"
 #include "ulto/Frontend/ServedTargets.h"
 #include "ulto/Frontend/UnifiedLTOOptions.h"
 #include "clang/Basic/DiagnosticDriver.h"
@@ -455,8 +456,39 @@ bool ulto::changesProcessState(ArrayRef<const char *> Argv) {
   });
 }
 
+// Runs a -cc1 command as the driver runs its in-process job
+// (CC1Command::Execute): a crash is caught and its stack dumped.
+static int runCC1Command(ArrayRef<std::string> Command, bool ProcessRunsOn) {
+  SmallVector<const char *, 256> ArgV;
+  for (const std::string &Arg : Command)
+    ArgV.push_back(Arg.c_str());
+  CrashRecoveryContext::Enable();
+  CrashRecoveryContext CRC;
+  CRC.DumpStackAndCleanupOnFailure = true;
+  const void *PrettyState = SavePrettyStackState();
+  int Res = 0;
+  if (!CRC.RunSafely([&] { Res = runIntegratedTool(ArgV, ProcessRunsOn); })) {
+    RestorePrettyStackState(PrettyState);
+    return CRC.RetCode;
+  }
+  return Res;
+}
+
+// Whether the driver built \p C as one in-process -cc1 job, saying nothing:
+// then the job is the driver's whole work, and a cache may learn it.
+static bool isLoneCC1Job(const Driver &D, const Compilation &C,
+                         const DiagnosticsEngine &Diags) {
+  if (C.containsError() || Diags.getNumWarnings() || C.getJobs().size() != 1)
+    return false;
+  const Command &Job = *C.getJobs().begin();
+  return D.CC1Main && !Job.getArguments().empty() &&
+         StringRef(Job.getArguments().front()) == "-cc1" &&
+         StringRef(Job.getExecutable()) == D.getClangProgramPath();
+}
+
 int ulto::runClangDriver(ArrayRef<const char *> Argv, StringRef ExecutablePath,
-                         int *CrashSignal, bool ProcessRunsOn) {
+                         int *CrashSignal, bool ProcessRunsOn,
+                         CC1CommandCache *Commands) {
   if (CrashSignal)
     *CrashSignal = 0;
   // A crash's stack dump asks for the reproducers in clang-22's words.
@@ -477,6 +509,23 @@ int ulto::runClangDriver(ArrayRef<const char *> Argv, StringRef ExecutablePath,
   // `ulto-clang -cc1 ...`: a job the driver runs out of process.
   if (Args.size() >= 2 && StringRef(Args[1]).starts_with("-cc1"))
     return runIntegratedTool(Args, ProcessRunsOn);
+
+  // A job whose -cc1 command is known runs without the driver. The driver
+  // reports a failure: it is given the job's result instead of running it.
+  std::optional<int> CC1Result;
+  SmallVector<const char *, 256> DriverArgs;
+  if (Commands) {
+    if (std::optional<std::vector<std::string>> CC1 = Commands->lookup(Args)) {
+      CC1Result = runCC1Command(*CC1, ProcessRunsOn);
+      if (*CC1Result == 0) {
+        TimerGroup::printAll(errs());
+        TimerGroup::clearAll();
+        return 0;
+      }
+    } else {
+      DriverArgs = Args;
+    }
+  }
 
   // ulto's options leave the command line before clang parses it.
   UltoDriverOptions UltoOptions = takeUltoDriverOptions(Args);
@@ -517,6 +566,8 @@ int ulto::runClangDriver(ArrayRef<const char *> Argv, StringRef ExecutablePath,
     Args.insert(Args.begin() + 1, NameParts.DriverMode);
   // CC1Main refers to this.
   auto RunIntegratedTool = [&](SmallVectorImpl<const char *> &ArgV) {
+    if (CC1Result)
+      return *std::exchange(CC1Result, std::nullopt);
     return runIntegratedTool(ArgV, ProcessRunsOn);
   };
   if (!UseNewCC1Process) {
@@ -545,6 +596,12 @@ int ulto::runClangDriver(ArrayRef<const char *> Argv, StringRef ExecutablePath,
   // The jobs, with ulto's options handed to the compile jobs.
   std::unique_ptr<Compilation> C(TheDriver.BuildCompilation(Args));
   applyUltoOptions(*C, TheDriver, UltoOptions.PreLink);
+  if (!DriverArgs.empty() && isLoneCC1Job(TheDriver, *C, Diags)) {
+    const Command &Job = *C->getJobs().begin();
+    SmallVector<const char *, 256> CC1 = {TheDriver.getClangProgramPath()};
+    CC1.append(Job.getArguments().begin(), Job.getArguments().end());
+    Commands->observe(DriverArgs, CC1);
+  }
 
   // Run them; report and reproduce failures as clang does.
   int Res = 1;

@@ -14,6 +14,8 @@
 
 namespace ulto {
 
+class CC1CommandCache;
+
 /// Runs one driver command line, Argv[0] naming the program (its name picks
 /// the driver mode, as clang++ does). \p ExecutablePath is the driver's own
 /// path, as it names it in -cc1 jobs; empty: this process's executable. The
@@ -22,10 +24,13 @@ namespace ulto {
 /// it runs in-process and writes reproducers; then \p CrashSignal, if given,
 /// is set to the signal the job crashed with (else to 0). With
 /// \p ProcessRunsOn the process runs more commands after this one, and the
-/// in-process jobs free their memory for them.
+/// in-process jobs free their memory for them. With \p Commands, the -cc1
+/// commands the driver builds are learned there, and a job whose command is
+/// known runs without the driver.
 int runClangDriver(llvm::ArrayRef<const char *> Argv,
                    llvm::StringRef ExecutablePath = {},
-                   int *CrashSignal = nullptr, bool ProcessRunsOn = false);
+                   int *CrashSignal = nullptr, bool ProcessRunsOn = false,
+                   CC1CommandCache *Commands = nullptr);
 
 /// Whether the command line \p Argv may leave state in its process that a
 /// later command run there would see: LLVM's command-line options (-mllvm,

@@ -1,0 +1,160 @@
+//===- CC1CommandCacheTest.cpp --------------------------------------------===//
+
+#include "ulto/Frontend/CC1CommandCache.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "gtest/gtest.h"
+
+using namespace llvm;
+using namespace ulto;
+
+namespace {
+
+// A backend job's driver command line and the -cc1 command clang-22's driver
+// builds from it (abridged), for a module, its index and its object.
+struct Job {
+  std::string In, Index, Out;
+  std::vector<std::string> Extra = {};
+
+  std::vector<std::string> driver() const {
+    std::vector<std::string> Args = {"/usr/bin/clang", "-c", "-O2"};
+    Args.insert(Args.end(), Extra.begin(), Extra.end());
+    Args.insert(Args.end(), {In, "-fthinlto-index=" + Index, "-o", Out});
+    return Args;
+  }
+  std::vector<std::string> cc1(bool SplitDwarf = false) const {
+    std::vector<std::string> Args = {"/usr/bin/clang",
+                                     "-cc1",
+                                     "-triple",
+                                     "x86_64-pc-linux-gnu",
+                                     "-O2",
+                                     "-emit-obj",
+                                     "-fthinlto-index=" + Index,
+                                     "-main-file-name",
+                                     sys::path::filename(In).str()};
+    if (SplitDwarf)
+      Args.insert(Args.end(),
+                  {"-split-dwarf-file", sys::path::stem(Out).str() + ".dwo"});
+    Args.insert(Args.end(), {"-o", Out, "-x", "ir", In});
+    return Args;
+  }
+};
+
+std::vector<const char *> pointers(const std::vector<std::string> &Args) {
+  std::vector<const char *> P;
+  for (const std::string &A : Args)
+    P.push_back(A.c_str());
+  return P;
+}
+
+void observe(CC1CommandCache &Cache, const Job &J, bool SplitDwarf = false) {
+  std::vector<std::string> Driver = J.driver(), CC1 = J.cc1(SplitDwarf);
+  Cache.observe(pointers(Driver), pointers(CC1));
+}
+
+std::optional<std::vector<std::string>> lookup(const CC1CommandCache &Cache,
+                                               const Job &J) {
+  std::vector<std::string> Driver = J.driver();
+  return Cache.lookup(pointers(Driver));
+}
+
+const Job A{"lib/a.o", "a.1.native.o.thinlto.bc", "a.1.native.o"};
+const Job B{"lib/b.o", "b.2.native.o.thinlto.bc", "b.2.native.o"};
+const Job C{"lib/c.o", "c.3.native.o.thinlto.bc", "c.3.native.o"};
+
+TEST(CC1CommandCacheTest, TrustedOncePredictingASecondJob) {
+  CC1CommandCache Cache;
+  EXPECT_EQ(lookup(Cache, C), std::nullopt);
+  observe(Cache, A);
+  EXPECT_EQ(lookup(Cache, C), std::nullopt);
+  observe(Cache, B);
+  EXPECT_EQ(lookup(Cache, C), C.cc1());
+  EXPECT_EQ(lookup(Cache, A), A.cc1());
+}
+
+TEST(CC1CommandCacheTest, ANameTheDriverDerivesIsNeverPredicted) {
+  CC1CommandCache Cache;
+  observe(Cache, A, /*SplitDwarf=*/true);
+  observe(Cache, B, /*SplitDwarf=*/true);
+  EXPECT_EQ(lookup(Cache, C), std::nullopt);
+  // The mispredicted shape stays with the driver.
+  observe(Cache, C, /*SplitDwarf=*/true);
+  EXPECT_EQ(lookup(Cache, A), std::nullopt);
+}
+
+TEST(CC1CommandCacheTest, OnlyOtherFileNamesTestThePrediction) {
+  CC1CommandCache Cache;
+  observe(Cache, A);
+  observe(Cache, A);
+  Job SameName{"src/a.o", "b.thinlto.bc", "b.o"};
+  observe(Cache, SameName);
+  EXPECT_EQ(lookup(Cache, C), std::nullopt);
+  observe(Cache, B);
+  EXPECT_EQ(lookup(Cache, C), C.cc1());
+}
+
+TEST(CC1CommandCacheTest, OnlyTheLearnedShapeIsServed) {
+  CC1CommandCache Cache;
+  observe(Cache, A);
+  observe(Cache, B);
+  ASSERT_EQ(lookup(Cache, C), C.cc1());
+  Job Other = C;
+  Other.Extra = {"-g"};
+  EXPECT_EQ(lookup(Cache, Other), std::nullopt);
+  Other = C;
+  Other.In = "c.bc";
+  EXPECT_EQ(lookup(Cache, Other), std::nullopt);
+  Other = C;
+  Other.In = "c.o";
+  EXPECT_EQ(lookup(Cache, Other), std::nullopt);
+  Other = C;
+  Other.Out = "/abs/c.3.native.o";
+  EXPECT_EQ(lookup(Cache, Other), std::nullopt);
+  Other = C;
+  Other.In = "-c.o";
+  EXPECT_EQ(lookup(Cache, Other), std::nullopt);
+  Other = C;
+  Other.Index = "@c.rsp";
+  EXPECT_EQ(lookup(Cache, Other), std::nullopt);
+}
+
+// -main-file-name is the input's last component: the input itself when it
+// names no directory, which only a job that names none may take for it.
+TEST(CC1CommandCacheTest, ANameWithoutADirectoryIsAShapeOfItsOwn) {
+  CC1CommandCache Cache;
+  Job Here[] = {{"a.o", "a.thinlto.bc", "a.out.o"},
+                {"b.o", "b.thinlto.bc", "b.out.o"},
+                {"c.o", "c.thinlto.bc", "c.out.o"}};
+  observe(Cache, Here[0]);
+  observe(Cache, Here[1]);
+  EXPECT_EQ(lookup(Cache, Here[2]), Here[2].cc1());
+  EXPECT_EQ(lookup(Cache, C), std::nullopt);
+}
+
+TEST(CC1CommandCacheTest, CommandsWithDriverEffectsAreNotLearned) {
+  for (const char *Option : {"-v", "-save-temps", "-###", "-MJc.json"}) {
+    CC1CommandCache Cache;
+    Job X = A, Y = B, Z = C;
+    X.Extra = Y.Extra = Z.Extra = {Option};
+    observe(Cache, X);
+    observe(Cache, Y);
+    EXPECT_EQ(lookup(Cache, Z), std::nullopt) << Option;
+  }
+}
+
+TEST(CC1CommandCacheTest, TheWorkingDirectoryIsPartOfTheShape) {
+  SmallString<256> Start, Other;
+  ASSERT_FALSE(sys::fs::current_path(Start));
+  ASSERT_FALSE(sys::fs::createUniqueDirectory("cc1-cache", Other));
+  CC1CommandCache Cache;
+  observe(Cache, A);
+  observe(Cache, B);
+  ASSERT_FALSE(sys::fs::set_current_path(Other));
+  EXPECT_EQ(lookup(Cache, C), std::nullopt);
+  ASSERT_FALSE(sys::fs::set_current_path(Start));
+  EXPECT_EQ(lookup(Cache, C), C.cc1());
+  sys::fs::remove(Other);
+}
+
+} // namespace
