@@ -208,6 +208,9 @@ Expected<Action> RemoteExecutor::Impl::prepare(const JobList &List,
   }
 
   A.Compiler = Compiler;
+  // clang's reproducers of a crash would stay on the worker's disk, named as
+  // if they were here; the job rerun here writes them where the user looks.
+  A.Job.Args.push_back("-fno-crash-diagnostics");
   InputTree Root = buildInputTree(Tree);
   append_range(A.Blobs, Root.Directories);
 
