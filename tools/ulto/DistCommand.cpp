@@ -25,6 +25,7 @@
 #include "ulto/Distributor/Scheduler.h"
 #include "ulto/Distributor/ShardCompletion.h"
 #include "ulto/Distributor/SlotPool.h"
+#include "ulto/Frontend/CC1.h"
 #include "ulto/Frontend/CC1CommandCache.h"
 #include "ulto/Frontend/ClangDriver.h"
 #include "ulto/Remote/RemoteConfig.h"
@@ -45,7 +46,6 @@
 #include "llvm/Support/Process.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/StringSaver.h"
-#include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/TimeProfiler.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -400,7 +400,8 @@ struct Executors {
 // job's command line. Must be called while the process has one thread.
 Expected<std::unique_ptr<ForkServer>>
 startClangServer(StringRef Clang, ForkServer::Options Workers) {
-  InitializeAllTargets();
+  // Once here, not in each worker's first job.
+  initializeCC1Targets();
   Workers.MayShareWorker = [](ArrayRef<const char *> Argv) {
     return !changesProcessState(Argv);
   };

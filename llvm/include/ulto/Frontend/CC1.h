@@ -13,6 +13,10 @@
 
 namespace ulto {
 
+/// Registers every target, with its MC layer, assembly printer and parser,
+/// as -cc1 needs them: once a process, however often it is called.
+void initializeCC1Targets();
+
 /// Runs one -cc1 job. Argv excludes the program name and "-cc1"; Argv0 and
 /// MainAddr locate the executable as for clang's cc1_main. With
 /// \p ProcessRunsOn the job frees its memory, which clang-22 leaves to the
