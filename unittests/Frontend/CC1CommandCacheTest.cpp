@@ -99,24 +99,15 @@ TEST(CC1CommandCacheTest, OnlyTheLearnedShapeIsServed) {
   observe(Cache, A);
   observe(Cache, B);
   ASSERT_EQ(lookup(Cache, C), C.cc1());
-  Job Other = C;
-  Other.Extra = {"-g"};
-  EXPECT_EQ(lookup(Cache, Other), std::nullopt);
-  Other = C;
-  Other.In = "c.bc";
-  EXPECT_EQ(lookup(Cache, Other), std::nullopt);
-  Other = C;
-  Other.In = "c.o";
-  EXPECT_EQ(lookup(Cache, Other), std::nullopt);
-  Other = C;
-  Other.Out = "/abs/c.3.native.o";
-  EXPECT_EQ(lookup(Cache, Other), std::nullopt);
-  Other = C;
-  Other.In = "-c.o";
-  EXPECT_EQ(lookup(Cache, Other), std::nullopt);
-  Other = C;
-  Other.Index = "@c.rsp";
-  EXPECT_EQ(lookup(Cache, Other), std::nullopt);
+  // Another argument; another extension; no directory; an absolute name; a
+  // name the driver reads as an option, or as a response file.
+  const Job Others[] = {
+      {C.In, C.Index, C.Out, {"-g"}}, {"lib/c.bc", C.Index, C.Out},
+      {"c.o", C.Index, C.Out},        {C.In, C.Index, "/abs/c.3.native.o"},
+      {"-c.o", C.Index, C.Out},       {C.In, "@c.rsp", C.Out}};
+  for (const Job &Other : Others)
+    EXPECT_EQ(lookup(Cache, Other), std::nullopt)
+        << Other.In << ' ' << Other.Index << ' ' << Other.Out;
 }
 
 // -main-file-name is the input's last component: the input itself when it
