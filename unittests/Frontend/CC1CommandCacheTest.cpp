@@ -134,6 +134,20 @@ TEST(CC1CommandCacheTest, CommandsWithDriverEffectsAreNotLearned) {
   }
 }
 
+TEST(CC1CommandCacheTest, ACommandLineWithANullArgumentIsNotLearned) {
+  CC1CommandCache Cache;
+  for (const Job &J : {A, B}) {
+    std::vector<std::string> Driver = J.driver(), CC1 = J.cc1();
+    std::vector<const char *> Args = pointers(Driver);
+    Args.insert(Args.begin() + 2, nullptr);
+    Cache.observe(Args, pointers(CC1));
+  }
+  std::vector<std::string> Driver = C.driver();
+  std::vector<const char *> Args = pointers(Driver);
+  Args.insert(Args.begin() + 2, nullptr);
+  EXPECT_EQ(Cache.lookup(Args), std::nullopt);
+}
+
 TEST(CC1CommandCacheTest, TheWorkingDirectoryIsPartOfTheShape) {
   SmallString<256> Start, Other;
   ASSERT_FALSE(sys::fs::current_path(Start));

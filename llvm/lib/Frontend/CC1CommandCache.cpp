@@ -77,6 +77,8 @@ std::optional<CC1CommandCache::Shape>
 CC1CommandCache::learn(ArrayRef<const char *> DriverArgs,
                        ArrayRef<const char *> CC1,
                        std::string WorkingDirectory) {
+  if (is_contained(DriverArgs, nullptr))
+    return std::nullopt;
   unsigned MissingIndex, MissingCount;
   InputArgList List = getDriverOptTable().ParseArgs(DriverArgs.drop_front(),
                                                     MissingIndex, MissingCount);
