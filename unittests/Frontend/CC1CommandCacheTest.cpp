@@ -4,6 +4,7 @@
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
 #include "gtest/gtest.h"
 
 using namespace llvm;
@@ -59,11 +60,37 @@ std::optional<std::vector<std::string>> lookup(const CC1CommandCache &Cache,
   return Cache.lookup(pointers(Driver));
 }
 
+// The tests run in a directory of their own, where the jobs' inputs exist:
+// the driver reports a missing one, so the cache leaves such jobs to it.
+class CC1CommandCacheTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    ASSERT_FALSE(sys::fs::current_path(Start));
+    ASSERT_FALSE(sys::fs::createUniqueDirectory("cc1-cache", Dir));
+    ASSERT_FALSE(sys::fs::set_current_path(Dir));
+    for (const char *Input : {"lib/a.o", "lib/b.o", "lib/c.o", "lib/c.bc",
+                              "src/a.o", "a.o", "b.o", "c.o"}) {
+      ASSERT_FALSE(
+          sys::fs::create_directories(sys::path::parent_path(Input).empty()
+                                          ? "."
+                                          : sys::path::parent_path(Input)));
+      std::error_code EC;
+      raw_fd_ostream(Input, EC);
+      ASSERT_FALSE(EC);
+    }
+  }
+  void TearDown() override {
+    ASSERT_FALSE(sys::fs::set_current_path(Start));
+    sys::fs::remove_directories(Dir);
+  }
+  SmallString<256> Start, Dir;
+};
+
 const Job A{"lib/a.o", "a.1.native.o.thinlto.bc", "a.1.native.o"};
 const Job B{"lib/b.o", "b.2.native.o.thinlto.bc", "b.2.native.o"};
 const Job C{"lib/c.o", "c.3.native.o.thinlto.bc", "c.3.native.o"};
 
-TEST(CC1CommandCacheTest, TrustedOncePredictingASecondJob) {
+TEST_F(CC1CommandCacheTest, TrustedOncePredictingASecondJob) {
   CC1CommandCache Cache;
   EXPECT_EQ(lookup(Cache, C), std::nullopt);
   observe(Cache, A);
@@ -73,7 +100,7 @@ TEST(CC1CommandCacheTest, TrustedOncePredictingASecondJob) {
   EXPECT_EQ(lookup(Cache, A), A.cc1());
 }
 
-TEST(CC1CommandCacheTest, ANameTheDriverDerivesIsNeverPredicted) {
+TEST_F(CC1CommandCacheTest, ANameTheDriverDerivesIsNeverPredicted) {
   CC1CommandCache Cache;
   observe(Cache, A, /*SplitDwarf=*/true);
   observe(Cache, B, /*SplitDwarf=*/true);
@@ -83,7 +110,7 @@ TEST(CC1CommandCacheTest, ANameTheDriverDerivesIsNeverPredicted) {
   EXPECT_EQ(lookup(Cache, A), std::nullopt);
 }
 
-TEST(CC1CommandCacheTest, OnlyOtherFileNamesTestThePrediction) {
+TEST_F(CC1CommandCacheTest, OnlyOtherFileNamesTestThePrediction) {
   CC1CommandCache Cache;
   observe(Cache, A);
   observe(Cache, A);
@@ -94,7 +121,7 @@ TEST(CC1CommandCacheTest, OnlyOtherFileNamesTestThePrediction) {
   EXPECT_EQ(lookup(Cache, C), C.cc1());
 }
 
-TEST(CC1CommandCacheTest, OnlyTheLearnedShapeIsServed) {
+TEST_F(CC1CommandCacheTest, OnlyTheLearnedShapeIsServed) {
   CC1CommandCache Cache;
   observe(Cache, A);
   observe(Cache, B);
@@ -112,7 +139,7 @@ TEST(CC1CommandCacheTest, OnlyTheLearnedShapeIsServed) {
 
 // -main-file-name is the input's last component: the input itself when it
 // names no directory, which only a job that names none may take for it.
-TEST(CC1CommandCacheTest, ANameWithoutADirectoryIsAShapeOfItsOwn) {
+TEST_F(CC1CommandCacheTest, ANameWithoutADirectoryIsAShapeOfItsOwn) {
   CC1CommandCache Cache;
   Job Here[] = {{"a.o", "a.thinlto.bc", "a.out.o"},
                 {"b.o", "b.thinlto.bc", "b.out.o"},
@@ -123,7 +150,7 @@ TEST(CC1CommandCacheTest, ANameWithoutADirectoryIsAShapeOfItsOwn) {
   EXPECT_EQ(lookup(Cache, C), std::nullopt);
 }
 
-TEST(CC1CommandCacheTest, CommandsWithDriverEffectsAreNotLearned) {
+TEST_F(CC1CommandCacheTest, CommandsWithDriverEffectsAreNotLearned) {
   for (const char *Option : {"-v", "-save-temps", "-###", "-MJc.json"}) {
     CC1CommandCache Cache;
     Job X = A, Y = B, Z = C;
@@ -134,7 +161,7 @@ TEST(CC1CommandCacheTest, CommandsWithDriverEffectsAreNotLearned) {
   }
 }
 
-TEST(CC1CommandCacheTest, ACommandLineWithANullArgumentIsNotLearned) {
+TEST_F(CC1CommandCacheTest, ACommandLineWithANullArgumentIsNotLearned) {
   CC1CommandCache Cache;
   for (const Job &J : {A, B}) {
     std::vector<std::string> Driver = J.driver(), CC1 = J.cc1();
@@ -148,18 +175,27 @@ TEST(CC1CommandCacheTest, ACommandLineWithANullArgumentIsNotLearned) {
   EXPECT_EQ(Cache.lookup(Args), std::nullopt);
 }
 
-TEST(CC1CommandCacheTest, TheWorkingDirectoryIsPartOfTheShape) {
-  SmallString<256> Start, Other;
-  ASSERT_FALSE(sys::fs::current_path(Start));
-  ASSERT_FALSE(sys::fs::createUniqueDirectory("cc1-cache", Other));
+TEST_F(CC1CommandCacheTest, TheWorkingDirectoryIsPartOfTheShape) {
   CC1CommandCache Cache;
   observe(Cache, A);
   observe(Cache, B);
-  ASSERT_FALSE(sys::fs::set_current_path(Other));
+  ASSERT_FALSE(sys::fs::create_directories("elsewhere/lib"));
+  std::error_code EC;
+  raw_fd_ostream("elsewhere/lib/c.o", EC);
+  ASSERT_FALSE(EC);
+  ASSERT_FALSE(sys::fs::set_current_path("elsewhere"));
   EXPECT_EQ(lookup(Cache, C), std::nullopt);
-  ASSERT_FALSE(sys::fs::set_current_path(Start));
+  ASSERT_FALSE(sys::fs::set_current_path(Dir));
   EXPECT_EQ(lookup(Cache, C), C.cc1());
-  sys::fs::remove(Other);
+}
+
+TEST_F(CC1CommandCacheTest, AMissingInputIsLeftToTheDriver) {
+  CC1CommandCache Cache;
+  observe(Cache, A);
+  observe(Cache, B);
+  ASSERT_EQ(lookup(Cache, C), C.cc1());
+  ASSERT_FALSE(sys::fs::remove(C.In));
+  EXPECT_EQ(lookup(Cache, C), std::nullopt);
 }
 
 } // namespace

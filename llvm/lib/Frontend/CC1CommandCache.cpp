@@ -49,7 +49,8 @@ CC1CommandCache::match(const Shape &S, ArrayRef<const char *> DriverArgs,
     if (!Arg.consume_front(Slot->Prefix) || !isPlainFileName(Arg) ||
         sys::path::extension(Arg) != Slot->Extension ||
         sys::path::is_absolute(Arg) != Slot->Absolute ||
-        sys::path::has_parent_path(Arg) != Slot->InDirectory)
+        sys::path::has_parent_path(Arg) != Slot->InDirectory ||
+        (Slot->IsInput && !sys::fs::exists(Arg)))
       return std::nullopt;
     Files.push_back(Arg);
     ++Slot;
@@ -123,7 +124,8 @@ CC1CommandCache::learn(ArrayRef<const char *> DriverArgs,
       return std::nullopt;
     S.Files.push_back(
         {Index, std::move(Prefix), sys::path::extension(File).str(),
-         sys::path::is_absolute(File), sys::path::has_parent_path(File)});
+         sys::path::is_absolute(File), sys::path::has_parent_path(File),
+         O.matches(options::OPT_INPUT)});
   }
   llvm::sort(S.Files, [](const FileSlot &L, const FileSlot &R) {
     return L.Index < R.Index;

@@ -12,7 +12,8 @@
 //
 // A shape is the driver command line with its file names (inputs, -o and
 // -fthinlto-index=) taken out, their extensions, whether they are absolute
-// and whether they name a directory, and the working directory. The process's
+// and whether they name a directory, and the working directory; a job whose
+// input is missing is left to the driver, which reports it. The process's
 // environment and the toolchain on disk are taken to stay as they are while the
 // process lives.
 //
@@ -50,6 +51,7 @@ private:
     std::string Extension;
     bool Absolute;
     bool InDirectory; ///< Not its own last component.
+    bool IsInput;     ///< The driver reports it missing.
   };
   /// An argument of the -cc1 command: Text, or Text followed by a file name
   /// of the job (or its last component).
