@@ -69,15 +69,15 @@ protected:
     ASSERT_FALSE(sys::fs::createUniqueDirectory("cc1-cache", Dir));
     ASSERT_FALSE(sys::fs::set_current_path(Dir));
     for (const char *Input : {"lib/a.o", "lib/b.o", "lib/c.o", "lib/c.bc",
-                              "src/a.o", "a.o", "b.o", "c.o"}) {
-      ASSERT_FALSE(
-          sys::fs::create_directories(sys::path::parent_path(Input).empty()
-                                          ? "."
-                                          : sys::path::parent_path(Input)));
-      std::error_code EC;
-      raw_fd_ostream(Input, EC);
-      ASSERT_FALSE(EC);
-    }
+                              "src/a.o", "a.o", "b.o", "c.o"})
+      touch(Input);
+  }
+  static void touch(StringRef Name) {
+    StringRef Parent = sys::path::parent_path(Name);
+    ASSERT_FALSE(sys::fs::create_directories(Parent.empty() ? "." : Parent));
+    std::error_code EC;
+    raw_fd_ostream(Name, EC);
+    ASSERT_FALSE(EC);
   }
   void TearDown() override {
     ASSERT_FALSE(sys::fs::set_current_path(Start));
@@ -89,6 +89,14 @@ protected:
 const Job A{"lib/a.o", "a.1.native.o.thinlto.bc", "a.1.native.o"};
 const Job B{"lib/b.o", "b.2.native.o.thinlto.bc", "b.2.native.o"};
 const Job C{"lib/c.o", "c.3.native.o.thinlto.bc", "c.3.native.o"};
+
+// A cache that learned A's command and checked it with B's.
+CC1CommandCache trustedCache() {
+  CC1CommandCache Cache;
+  observe(Cache, A);
+  observe(Cache, B);
+  return Cache;
+}
 
 TEST_F(CC1CommandCacheTest, TrustedOncePredictingASecondJob) {
   CC1CommandCache Cache;
@@ -122,9 +130,7 @@ TEST_F(CC1CommandCacheTest, OnlyOtherFileNamesTestThePrediction) {
 }
 
 TEST_F(CC1CommandCacheTest, OnlyTheLearnedShapeIsServed) {
-  CC1CommandCache Cache;
-  observe(Cache, A);
-  observe(Cache, B);
+  CC1CommandCache Cache = trustedCache();
   ASSERT_EQ(lookup(Cache, C), C.cc1());
   // Another argument; another extension; no directory; an absolute name; a
   // name the driver reads as an option, or as a response file.
@@ -176,13 +182,8 @@ TEST_F(CC1CommandCacheTest, ACommandLineWithANullArgumentIsNotLearned) {
 }
 
 TEST_F(CC1CommandCacheTest, TheWorkingDirectoryIsPartOfTheShape) {
-  CC1CommandCache Cache;
-  observe(Cache, A);
-  observe(Cache, B);
-  ASSERT_FALSE(sys::fs::create_directories("elsewhere/lib"));
-  std::error_code EC;
-  raw_fd_ostream("elsewhere/lib/c.o", EC);
-  ASSERT_FALSE(EC);
+  CC1CommandCache Cache = trustedCache();
+  touch("elsewhere/lib/c.o");
   ASSERT_FALSE(sys::fs::set_current_path("elsewhere"));
   EXPECT_EQ(lookup(Cache, C), std::nullopt);
   ASSERT_FALSE(sys::fs::set_current_path(Dir));
@@ -190,9 +191,7 @@ TEST_F(CC1CommandCacheTest, TheWorkingDirectoryIsPartOfTheShape) {
 }
 
 TEST_F(CC1CommandCacheTest, AMissingInputIsLeftToTheDriver) {
-  CC1CommandCache Cache;
-  observe(Cache, A);
-  observe(Cache, B);
+  CC1CommandCache Cache = trustedCache();
   ASSERT_EQ(lookup(Cache, C), C.cc1());
   ASSERT_FALSE(sys::fs::remove(C.In));
   EXPECT_EQ(lookup(Cache, C), std::nullopt);
