@@ -145,7 +145,9 @@ Options readOptions(ArrayRef<const char *> Args) {
       Opts.Verbose = true;
     else if (Name == "time-trace" || Name == "time-trace=")
       Opts.TimeTrace = true;
-    else if (Name == "time-trace-granularity=")
+    // --time-trace-granularity=N is an alias of the separate form's option.
+    else if (Name == "time-trace-granularity" ||
+             Name == "time-trace-granularity=")
       Value.getAsInteger(10, Opts.TimeTraceGranularity);
     else if (Name == "threads=" && !to_integer(Value, Opts.Threads, 0))
       Opts.Threads = 0;
