@@ -23,6 +23,7 @@
 #include "ulto/Link/LTOPlan.h"
 #include "ulto/Link/LinkInputs.h"
 #include "ulto/Link/SafeInputNames.h"
+#include "ulto/Support/HeldStream.h"
 #include "ulto/Support/InstalledLibrary.h"
 #include "ulto/Support/Message.h"
 #include "ulto/Support/Version.h"
@@ -39,6 +40,9 @@
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/TimeProfiler.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <thread>
+#include <unistd.h>
 
 using namespace llvm;
 
@@ -308,9 +312,74 @@ bool allUnified(const std::vector<ulto::BitcodeInput> &Inputs) {
          llvm::all_of(Inputs, [](const auto &In) { return In.Unified; });
 }
 
+// The module IDs of a distributed link's split inputs, checked while lld
+// runs: they take 0.3 s of a 1000-module link, and lld's regular LTO, which
+// comes first, leaves a core idle for longer. ulto dist runs no job before
+// the verdict (EarlyDistributor::reportChecks).
+class BackgroundIDCheck {
+public:
+  BackgroundIDCheck(ulto::LoadedFiles Files,
+                    std::vector<ulto::BitcodeInput> Inputs,
+                    ThreadPoolStrategy Threads, const Options &Opts,
+                    ulto::EarlyDistributor &Early, raw_ostream &Stderr)
+      : Files(std::move(Files)), Inputs(std::move(Inputs)), LLDStderr(Stderr),
+        Thread([this, Threads, TimeTrace = Opts.TimeTrace,
+                Granularity = Opts.TimeTraceGranularity, &Early] {
+          if (TimeTrace)
+            timeTraceProfilerInitialize(Granularity, "ld.ulto");
+          std::vector<std::string> Errors = check(Threads);
+          // A stream of its own: errs() is lld's meanwhile. A refused link
+          // shows these errors only, as when they came before lld ran:
+          // colliding IDs make lld report duplicate symbols, which they
+          // explain.
+          raw_fd_ostream Stderr(STDERR_FILENO, /*shouldClose=*/false,
+                                /*unbuffered=*/true);
+          for (const std::string &E : Errors)
+            writeMessage(Stderr, "ld.ulto", ulto::MessageKind::Error, E);
+          Passed = Errors.empty();
+          if (Passed)
+            LLDStderr.release();
+          else
+            LLDStderr.discard();
+          // Before the verdict, which lets the link go on to write its trace.
+          if (TimeTrace)
+            timeTraceProfilerFinishThread();
+          Early.reportChecks(Passed);
+        }) {}
+  ~BackgroundIDCheck() { passed(); }
+
+  /// Where lld writes its messages meanwhile.
+  raw_ostream &lldStderr() { return LLDStderr; }
+
+  /// Waits for the check; false after it reported errors.
+  bool passed() {
+    if (Thread.joinable())
+      Thread.join();
+    return Passed;
+  }
+
+private:
+  std::vector<std::string> check(ThreadPoolStrategy Threads) {
+    TimeTraceScope Scope("ld.ulto module IDs");
+    if (Error E = ulto::readModuleIDs(Inputs, Threads))
+      return {toString(std::move(E))};
+    return ulto::checkModuleIDs(Inputs);
+  }
+
+  ulto::LoadedFiles Files; ///< The bytes Inputs refer to.
+  std::vector<ulto::BitcodeInput> Inputs;
+  ulto::HeldStream LLDStderr;
+  bool Passed = false;
+  std::thread Thread;
+};
+
 // Checks the bitcode the link loads, and applies --lto-if-unified= when it
-// is unified and no --lto= was given; false after reporting errors.
-bool checkBitcodeInputs(Options &Opts) {
+// is unified and no --lto= was given; false after reporting errors. With
+// \p Early, a distributed link's module IDs are left to \p IDs, checked
+// while lld runs.
+bool checkBitcodeInputs(Options &Opts, ulto::EarlyDistributor *Early,
+                        std::optional<BackgroundIDCheck> &IDs,
+                        raw_ostream &Stderr) {
   TimeTraceScope Scope("ld.ulto checks");
   // The checks read the inputs in lld's threads, as lld will set them: the
   // threads start on their first use, which is ours.
@@ -348,12 +417,32 @@ bool checkBitcodeInputs(Options &Opts) {
     Opts.IfUnified.reset();
   std::vector<std::string> Errors = ulto::checkUnified(*Inputs, *Opts.Mode);
   llvm::append_range(Errors, ulto::checkSplitLTOUnitFlags(*Inputs));
-  llvm::append_range(Errors, ulto::checkModuleIDs(*Inputs));
+  ThreadPoolStrategy Threads = parallel::strategy;
+  if (Errors.empty() && Early && !Opts.Verbose) {
+    IDs.emplace(std::move(*Files), std::move(*Inputs), Threads, Opts, *Early,
+                Stderr);
+    return true;
+  }
+  if (Error E = ulto::readModuleIDs(*Inputs, Threads))
+    Errors.push_back(toString(std::move(E)));
+  else
+    llvm::append_range(Errors, ulto::checkModuleIDs(*Inputs));
   for (const std::string &E : Errors)
     reportError(E);
   if (Opts.Verbose && Errors.empty())
     errs() << ulto::describePlan(*Inputs, *Opts.Mode) << "\n";
   return Errors.empty();
+}
+
+// Removes the output lld wrote, unless it is not a regular file (-o
+// /dev/null).
+void removeOutput(const Options &Opts) {
+  StringRef Output = "a.out";
+  for (const ulto::LinkOption &O : Opts.LinkOptions)
+    if (O.Name == "o")
+      Output = O.Value;
+  if (sys::fs::is_regular_file(Output))
+    sys::fs::remove(Output);
 }
 
 // Whether the file at \p Path is bitcode or an archive.
@@ -486,7 +575,9 @@ bool linkELF(ArrayRef<const char *> Argv, raw_ostream &Stdout,
   // together).
   if (Opts.TimeTrace)
     timeTraceProfilerInitialize(Opts.TimeTraceGranularity, "ld.ulto");
-  bool Checked = !Opts.Mode || checkBitcodeInputs(Opts);
+  std::optional<BackgroundIDCheck> IDs;
+  bool Checked =
+      !Opts.Mode || checkBitcodeInputs(Opts, Early.get(), IDs, Stderr);
   if (Opts.TimeTrace)
     timeTraceProfilerFinishThread();
   if (!Checked)
@@ -529,7 +620,19 @@ bool linkELF(ArrayRef<const char *> Argv, raw_ostream &Stdout,
   }
   if (describesItself(Args))
     return runDescribingItself(LLDArgs, Stdout, Stderr, DisableOutput);
-  return lld::elf::link(LLDArgs, Stdout, Stderr, ExitEarly, DisableOutput);
+  // Checked already, unless in the background: the distributor may run.
+  if (Early && !IDs)
+    Early->reportChecks(true);
+  bool Linked = lld::elf::link(LLDArgs, Stdout, IDs ? IDs->lldStderr() : Stderr,
+                               ExitEarly, DisableOutput);
+  if (!IDs || IDs->passed())
+    return Linked;
+  // Refused without running its distributor: no split module had a job
+  // (only archive members lld left out collided). A refused link leaves no
+  // output, as when the check came first.
+  if (Linked)
+    removeOutput(Opts);
+  return false;
 }
 
 } // namespace

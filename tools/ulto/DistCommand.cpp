@@ -516,7 +516,7 @@ Error writeTrace(const DistConfig &Config) {
 static int runDist(ArrayRef<const char *> Args,
                    function_ref<void(int)> Finished, ReadyServer Ready);
 
-int ulto::distAwaitCommand(int FD) {
+int ulto::distAwaitCommand(int FD, int Checks) {
   // While lld reads the inputs: the fork server for clang-22's jobs, as most
   // links' are with the default worker options.
   ReadyServer Ready;
@@ -552,7 +552,14 @@ int ulto::distAwaitCommand(int FD) {
         ToolName, createStringError("the command sent is not ulto dist's"));
   std::optional<Error> Replied;
   auto Reply = [&](int Code) { Replied = replyExitStatus(FD, Code); };
-  int Code = runDist(ArrayRef(Args).drop_front(), Reply, std::move(Ready));
+  int Code = 1;
+  // ld.ulto names what its checks refused.
+  Expected<bool> Passed =
+      Checks < 0 ? Expected<bool>(true) : readChecksVerdict(Checks);
+  if (!Passed)
+    reportErrors(ToolName, Passed.takeError());
+  else if (*Passed)
+    Code = runDist(ArrayRef(Args).drop_front(), Reply, std::move(Ready));
   if (!Replied)
     Reply(Code);
   if (*Replied)
@@ -560,17 +567,34 @@ int ulto::distAwaitCommand(int FD) {
   return Code;
 }
 
-int ulto::distMain(ArrayRef<const char *> Args) {
-  if (Args.size() == 1 && StringRef(Args[0]).starts_with(AwaitCommandOption)) {
-    StringRef FDText = StringRef(Args[0]).drop_front(AwaitCommandOption.size());
-    int FD;
-    if (FDText.getAsInteger(10, FD) || FD < 0)
-      return reportErrors(ToolName, createStringError("invalid %s value '%s'",
-                                                      AwaitCommandOption.data(),
-                                                      FDText.str().c_str()));
-    return distAwaitCommand(FD);
+// The descriptor of \p Option (--await-command= or --await-checks=) in
+// \p Arg, or -1 after reporting an error.
+static int awaitedDescriptor(StringRef Arg, StringRef Option) {
+  StringRef FDText = Arg.drop_front(Option.size());
+  int FD;
+  if (!Arg.starts_with(Option) || FDText.getAsInteger(10, FD) || FD < 0) {
+    reportErrors(ToolName,
+                 createStringError("invalid %s value '%s'", Option.data(),
+                                   FDText.str().c_str()));
+    return -1;
   }
-  return runDist(Args, nullptr, ReadyServer());
+  return FD;
+}
+
+int ulto::distMain(ArrayRef<const char *> Args) {
+  if (Args.empty() || !StringRef(Args[0]).starts_with(AwaitCommandOption))
+    return runDist(Args, nullptr, ReadyServer());
+  if (Args.size() > 2)
+    return reportErrors(ToolName,
+                        createStringError("%s takes no other option but %s",
+                                          AwaitCommandOption.data(),
+                                          AwaitChecksOption.data()));
+  int FD = awaitedDescriptor(Args[0], AwaitCommandOption);
+  int Checks =
+      Args.size() == 2 ? awaitedDescriptor(Args[1], AwaitChecksOption) : -1;
+  if (FD < 0 || (Args.size() == 2 && Checks < 0))
+    return 1;
+  return distAwaitCommand(FD, Checks);
 }
 
 // Runs the jobs of the list that \p Args name. \p Finished, if given, gets

@@ -12,6 +12,6 @@
 
 #include "Commands.h"
 
-extern "C" int ultoDistAwaitCommand(int FD) {
-  return ulto::distAwaitCommand(FD);
+extern "C" int ultoDistAwaitCommand(int FD, int Checks) {
+  return ulto::distAwaitCommand(FD, Checks);
 }

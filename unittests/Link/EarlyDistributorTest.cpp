@@ -1,13 +1,14 @@
 //===- EarlyDistributorTest.cpp - ulto dist, started as the link begins ---===//
 //
 // The `ulto` started here is a shell script that copies what arrives on its
-// --await-command= descriptor to a file, so the test sees what ulto dist
-// would get, and when; the library forked into (ForkedDistributor.cpp) does
-// the same.
+// --await-command= descriptor, then on its --await-checks= one, to a file,
+// so the test sees what ulto dist would get, and when; the library forked
+// into (ForkedDistributor.cpp) does the same.
 //
 //===----------------------------------------------------------------------===//
 
 #include "ulto/Link/EarlyDistributor.h"
+#include "ulto/Distributor/AttachedCommand.h"
 
 #include "Common/Files.h"
 #include "llvm/Support/FileSystem.h"
@@ -47,10 +48,13 @@ struct Fixture {
   std::string Ulto =
       writeScript(Dir.path(), "ulto",
                   "#!/bin/sh\n"
-                  "echo \"$1 ${2%=*}=\" > " +
+                  "echo \"$1 ${2%=*}= ${3%=*}=\" > " +
                       Received +
                       "\n"
                       "eval \"cat <&${2#--await-command=}\" >> " +
+                      Received +
+                      "\n"
+                      "eval \"cat <&${3#--await-checks=}\" >> " +
                       Received + "\n");
   std::string Attach = writeScript(Dir.path(), "ulto-dist-attach", "");
   std::string NoLibrary = (Dir.path() + "/libUltoDist.so").str();
@@ -76,14 +80,33 @@ TEST(EarlyDistributorTest, TheDistributorGetsWhatArrivesOnTheSocket) {
     attach(*Early, StringRef("dist\0x\0", 7));
   }
   // The destructor closed ld.ulto's end and waited for `ulto dist`.
-  EXPECT_EQ(readFile(F.Received),
-            std::string("dist --await-command=\ndist\0x\0", 29));
+  EXPECT_EQ(
+      readFile(F.Received),
+      std::string("dist --await-command= --await-checks=\ndist\0x\0", 45));
+}
+
+TEST(EarlyDistributorTest, TheVerdictOnTheChecksFollowsOnItsPipe) {
+  for (bool Passed : {true, false}) {
+    Fixture F;
+    {
+      std::unique_ptr<EarlyDistributor> Early =
+          EarlyDistributor::start(F.Ulto, F.Attach, F.NoLibrary);
+      ASSERT_TRUE(Early);
+      attach(*Early, StringRef("dist\0x\0", 7));
+      Early->reportChecks(Passed);
+      Early->reportChecks(!Passed); // Once only.
+    }
+    EXPECT_EQ(
+        readFile(F.Received),
+        std::string("dist --await-command= --await-checks=\ndist\0x\0", 45) +
+            (Passed ? ChecksPassed : ChecksRefused));
+  }
 }
 
 TEST(EarlyDistributorTest, ALinkWithoutDistributorEndsIt) {
   Fixture F;
   EarlyDistributor::start(F.Ulto, F.Attach, F.NoLibrary).reset();
-  EXPECT_EQ(readFile(F.Received), "dist --await-command=\n");
+  EXPECT_EQ(readFile(F.Received), "dist --await-command= --await-checks=\n");
 }
 
 TEST(EarlyDistributorTest, NothingStartsWithoutTheAttachProgram) {
@@ -100,11 +123,12 @@ TEST(EarlyDistributorTest, ForksIntoTheLibrary) {
         EarlyDistributor::start(F.Ulto, F.Attach, FORKED_DISTRIBUTOR);
     ASSERT_TRUE(Early);
     attach(*Early, StringRef("dist\0x\0", 7));
+    Early->reportChecks(true);
   }
-  // The library's entry ran on the child's end, not the `ulto` script.
+  // The library's entry ran on the child's ends, not the `ulto` script.
   std::string Received = readFile(F.Received);
   ASSERT_TRUE(StringRef(Received).starts_with("library "));
-  EXPECT_EQ(StringRef(Received).split('\n').second, StringRef("dist\0x\0", 7));
+  EXPECT_EQ(StringRef(Received).split('\n').second, StringRef("dist\0x\0y", 8));
 }
 
 TEST(EarlyDistributorTest, TheForkedChildKeepsNoCloseOnExecDescriptor) {
@@ -137,7 +161,7 @@ TEST(EarlyDistributorTest, AnUnloadableLibraryStartsUlto) {
     OS << "not a library\n";
   }
   EarlyDistributor::start(F.Ulto, F.Attach, NotALibrary).reset();
-  EXPECT_EQ(readFile(F.Received), "dist --await-command=\n");
+  EXPECT_EQ(readFile(F.Received), "dist --await-command= --await-checks=\n");
 }
 
 } // namespace

@@ -1,8 +1,8 @@
 //===- LTOPlanTest.cpp - ld.ulto's checks and plan line -------------------===//
 //
 // parseLTOMode, and checkUnified/checkModuleIDs/describePlan on hand-made
-// BitcodeInput lists (exact strings); readBitcodeInputs on bitcode written by
-// LLVM's own writers.
+// BitcodeInput lists (exact strings); readBitcodeInputs and readModuleIDs on
+// bitcode written by LLVM's own writers.
 //
 //===----------------------------------------------------------------------===//
 
@@ -222,6 +222,10 @@ protected:
       ADD_FAILURE() << toString(Inputs.takeError());
       return {};
     }
+    for (const BitcodeInput &In : *Inputs)
+      EXPECT_EQ(In.ModuleID, "") << "read apart, by readModuleIDs";
+    if (Error E = readModuleIDs(*Inputs, hardware_concurrency(2)))
+      ADD_FAILURE() << toString(std::move(E));
     return std::move(*Inputs);
   }
 };
@@ -318,6 +322,29 @@ TEST_F(ReadBitcodeInputsTest, FirstCorruptFileInLinkOrderIsNamed) {
   ASSERT_TRUE(bool(Inputs)) << toString(Inputs.takeError());
   ASSERT_EQ(Inputs->size(), 40u);
   EXPECT_EQ((*Inputs)[39].Name, "f39.o");
+}
+
+// Read on threads of their own; the error named is the first split input's
+// in link order, and inputs that are not split are not read.
+TEST_F(ReadBitcodeInputsTest, ModuleIDErrorsNameTheFirstSplitInput) {
+  std::string Split = thinBitcode(std::string(VTableIR) + UnifiedFlags);
+  std::string Bad = Split.substr(0, 64);
+  std::vector<BitcodeInput> Inputs(4);
+  const char *Names[] = {"good.o", "unsplit.o", "bad1.o", "bad2.o"};
+  for (int I = 0; I != 4; ++I) {
+    Inputs[I].Name = Names[I];
+    Inputs[I].Split = I != 1;
+    Inputs[I].Buffer = MemoryBufferRef(I == 0 ? Split : Bad, Names[I]);
+  }
+  Error E = readModuleIDs(Inputs, hardware_concurrency(2));
+  ASSERT_TRUE(bool(E));
+  std::string Message = toString(std::move(E));
+  EXPECT_TRUE(StringRef(Message).starts_with("bad1.o: ")) << Message;
+  EXPECT_EQ(Inputs[0].ModuleID.size(), 33u);
+
+  Inputs.resize(2);
+  EXPECT_FALSE(bool(readModuleIDs(Inputs, hardware_concurrency(2))));
+  EXPECT_EQ(Inputs[1].ModuleID, "");
 }
 
 // One object linked twice under two names.

@@ -31,6 +31,19 @@ Expected<std::optional<std::vector<std::string>>> readAttachedCommand(int FD) {
   return Args;
 }
 
+Expected<bool> readChecksVerdict(int FD) {
+  char Verdict;
+  ssize_t Read;
+  do
+    Read = ::read(FD, &Verdict, 1);
+  while (Read < 0 && errno == EINTR);
+  if (Read < 0)
+    return createStringError(std::error_code(errno, std::generic_category()),
+                             "cannot read the link's checks: %s",
+                             strerror(errno));
+  return Read == 1 && Verdict == ChecksPassed;
+}
+
 Error replyExitStatus(int FD, int Code) {
   unsigned char Status = Code & 0xff;
   ssize_t Written;

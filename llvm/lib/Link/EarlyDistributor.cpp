@@ -39,14 +39,16 @@ static void closeOnExecDescriptors() {
   closedir(Fds);
 }
 
-// The forked child: `ulto dist --await-command=FD` from the library, or, if
-// it does not load, from a started `ulto`.
-[[noreturn]] static void runForked(StringRef Library, StringRef Ulto, int FD) {
+// The forked child: `ulto dist --await-command=FD --await-checks=CHECKS`
+// from the library, or, if it does not load, from a started `ulto`.
+[[noreturn]] static void runForked(StringRef Library, StringRef Ulto, int FD,
+                                   int Checks) {
   // What ps and top show, and a crash's stack dump: the child is the
   // distributor, not the linker.
   prctl(PR_SET_NAME, "ulto dist");
   std::string Await = (AwaitCommandOption + Twine(FD)).str();
-  const char *Command[] = {"ulto", "dist", Await.c_str()};
+  std::string AwaitChecks = (AwaitChecksOption + Twine(Checks)).str();
+  const char *Command[] = {"ulto", "dist", Await.c_str(), AwaitChecks.c_str()};
   RestorePrettyStackState(nullptr);
   PrettyStackTraceProgram Distributor(std::size(Command), Command);
   closeOnExecDescriptors();
@@ -54,11 +56,11 @@ static void closeOnExecDescriptors() {
   sys::DynamicLibrary Loaded =
       sys::DynamicLibrary::getPermanentLibrary(Library.str().c_str(), &Error);
   auto *Entry = Loaded.isValid()
-                    ? reinterpret_cast<int (*)(int)>(
+                    ? reinterpret_cast<int (*)(int, int)>(
                           Loaded.getAddressOfSymbol("ultoDistAwaitCommand"))
                     : nullptr;
   if (Entry) {
-    int Code = Entry(FD);
+    int Code = Entry(FD, Checks);
     // Not exit(): ld.ulto's static destructors and exit handlers are not
     // this process's.
     outs().flush();
@@ -71,7 +73,8 @@ static void closeOnExecDescriptors() {
   writeMessage(errs(), "ld.ulto", MessageKind::Warning,
                "cannot load " + Library + ": " + Error + "; starting " + Ulto);
   std::string Program = Ulto.str();
-  const char *Args[] = {Program.c_str(), "dist", Await.c_str(), nullptr};
+  const char *Args[] = {Program.c_str(), "dist", Await.c_str(),
+                        AwaitChecks.c_str(), nullptr};
   execv(Program.c_str(), const_cast<char **>(Args));
   writeMessage(errs(), "ld.ulto", MessageKind::Error,
                "cannot start " + Ulto + ": " + strerror(errno));
@@ -86,9 +89,17 @@ EarlyDistributor::start(StringRef Ulto, StringRef Attach,
   int Ends[2];
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, Ends) != 0)
     return nullptr;
-  // `ulto dist` inherits its end only; ld.ulto's end stays close-on-exec
-  // until `ulto dist` has started, then lld's distributor inherits it.
-  bool Failed = fcntl(Ends[1], F_SETFD, 0) != 0;
+  int Checks[2];
+  if (pipe2(Checks, O_CLOEXEC) != 0) {
+    close(Ends[0]);
+    close(Ends[1]);
+    return nullptr;
+  }
+  // `ulto dist` inherits its ends only; ld.ulto's end stays close-on-exec
+  // until `ulto dist` has started, then lld's distributor inherits it. The
+  // verdict's writing end stays ld.ulto's.
+  bool Failed =
+      fcntl(Ends[1], F_SETFD, 0) != 0 || fcntl(Checks[0], F_SETFD, 0) != 0;
   sys::ProcessInfo Process;
   if (!Failed && sys::fs::exists(DistLibrary)) {
     // Nothing buffered may be written twice, by ld.ulto and the child.
@@ -97,30 +108,45 @@ EarlyDistributor::start(StringRef Ulto, StringRef Attach,
     fflush(nullptr);
     pid_t Pid = fork();
     if (Pid == 0)
-      runForked(DistLibrary, Ulto, Ends[1]);
+      runForked(DistLibrary, Ulto, Ends[1], Checks[0]);
     Failed = Pid < 0;
     Process.Pid = Process.Process = Pid;
   } else if (!Failed) {
     std::string Await = (AwaitCommandOption + Twine(Ends[1])).str();
-    StringRef Args[] = {Ulto, "dist", Await};
+    std::string AwaitChecks = (AwaitChecksOption + Twine(Checks[0])).str();
+    StringRef Args[] = {Ulto, "dist", Await, AwaitChecks};
     Process = sys::ExecuteNoWait(Ulto, Args, /*Env=*/std::nullopt,
                                  /*Redirects=*/{}, /*MemoryLimit=*/0,
                                  /*ErrMsg=*/nullptr, &Failed);
   }
   close(Ends[1]);
+  close(Checks[0]);
   if (Failed || fcntl(Ends[0], F_SETFD, 0) != 0) {
     close(Ends[0]);
+    close(Checks[1]);
     if (!Failed)
       sys::Wait(Process, /*SecondsToWait=*/std::nullopt);
     return nullptr;
   }
   return std::unique_ptr<EarlyDistributor>(
-      new EarlyDistributor(Attach.str(), Ends[0], Process));
+      new EarlyDistributor(Attach.str(), Ends[0], Checks[1], Process));
 }
 
 EarlyDistributor::~EarlyDistributor() {
   close(FD);
+  if (int Pipe = Checks.exchange(-1); Pipe >= 0)
+    close(Pipe);
   sys::Wait(Process, /*SecondsToWait=*/std::nullopt);
+}
+
+void EarlyDistributor::reportChecks(bool Passed) {
+  int Pipe = Checks.exchange(-1);
+  if (Pipe < 0)
+    return;
+  // A failed write reads as no verdict, which ulto dist takes as a refusal.
+  char Verdict = Passed ? ChecksPassed : ChecksRefused;
+  (void)!write(Pipe, &Verdict, 1);
+  close(Pipe);
 }
 
 std::string EarlyDistributor::attachArgument() const {

@@ -10,6 +10,7 @@
 #include "llvm/IR/Module.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Parallel.h"
+#include "llvm/Support/ThreadPool.h"
 
 using namespace llvm;
 
@@ -68,6 +69,7 @@ static Expected<BitcodeInput> readBitcodeInput(const LoadedFile &File) {
     return Modules.takeError();
   BitcodeInput In;
   In.Name = File.Name;
+  In.Buffer = File.Buffer;
   In.Unified = !Modules->empty();
   SmallVector<bool, 2> Thin;
   for (BitcodeModule &BM : *Modules) {
@@ -80,13 +82,16 @@ static Expected<BitcodeInput> readBitcodeInput(const LoadedFile &File) {
   }
   In.Split = Thin.size() == 2 && Thin[0] && !Thin[1];
   In.ThinOnly = Thin.size() == 1 && Thin[0];
-  if (In.Split) {
-    Expected<std::string> ID = readSplitModuleID((*Modules)[0], (*Modules)[1]);
-    if (!ID)
-      return ID.takeError();
-    In.ModuleID = std::move(*ID);
-  }
   return In;
+}
+
+// The first error in link order, whichever thread found it first.
+static Error firstError(ArrayRef<BitcodeInput> Inputs,
+                        ArrayRef<std::string> Errors) {
+  for (size_t I = 0; I != Inputs.size(); ++I)
+    if (!Errors[I].empty())
+      return createStringError(Inputs[I].Name + ": " + Errors[I]);
+  return Error::success();
 }
 
 // In parallel: the link waits for this before lld starts.
@@ -100,15 +105,39 @@ readBitcodeInputs(const std::vector<LoadedFile> &Files) {
   std::vector<std::string> Errors(Bitcode.size());
   parallelFor(0, Bitcode.size(), [&](size_t I) {
     Expected<BitcodeInput> In = readBitcodeInput(*Bitcode[I]);
-    if (In)
+    if (In) {
       Inputs[I] = std::move(*In);
-    else
+    } else {
+      Inputs[I].Name = Bitcode[I]->Name;
       Errors[I] = toString(In.takeError());
+    }
   });
-  for (size_t I = 0; I != Bitcode.size(); ++I)
-    if (!Errors[I].empty())
-      return createStringError(Bitcode[I]->Name + ": " + Errors[I]);
+  if (Error E = firstError(Inputs, Errors))
+    return std::move(E);
   return Inputs;
+}
+
+Error readModuleIDs(std::vector<BitcodeInput> &Inputs,
+                    ThreadPoolStrategy Threads) {
+  std::vector<std::string> Errors(Inputs.size());
+  DefaultThreadPool Pool(Threads);
+  for (size_t I = 0; I != Inputs.size(); ++I) {
+    if (!Inputs[I].Split)
+      continue;
+    Pool.async([&, I] {
+      Expected<std::vector<BitcodeModule>> Modules =
+          getBitcodeModuleList(Inputs[I].Buffer);
+      Expected<std::string> ID =
+          Modules ? readSplitModuleID((*Modules)[0], (*Modules)[1])
+                  : Expected<std::string>(Modules.takeError());
+      if (ID)
+        Inputs[I].ModuleID = std::move(*ID);
+      else
+        Errors[I] = toString(ID.takeError());
+    });
+  }
+  Pool.wait();
+  return firstError(Inputs, Errors);
 }
 
 namespace {

@@ -17,6 +17,12 @@
 // one byte, its exit status. End of file before any argument: the link
 // never reached its distributor (ld.ulto closed its end), nothing to do.
 //
+// The verdict on the link's checks comes on a pipe of its own, written by
+// ld.ulto's thread that checks (EarlyDistributor.h): one byte, ChecksPassed
+// or ChecksRefused. `ulto dist` waits for it after its command and runs the
+// command only after a pass; a refusal, or end of file without a verdict,
+// fails the command, and ld.ulto says why.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef ULTO_DISTRIBUTOR_ATTACHEDCOMMAND_H
@@ -33,6 +39,14 @@ namespace ulto {
 
 /// ulto dist's option that makes it wait for its command line on a socket.
 inline constexpr llvm::StringLiteral AwaitCommandOption = "--await-command=";
+
+/// ulto dist's option naming the pipe of the verdict on the link's checks.
+inline constexpr llvm::StringLiteral AwaitChecksOption = "--await-checks=";
+inline constexpr char ChecksPassed = 'y';
+inline constexpr char ChecksRefused = 'n';
+
+/// Waits for the verdict on \p FD: true if the checks passed.
+llvm::Expected<bool> readChecksVerdict(int FD);
 
 /// The command line sent on \p FD; std::nullopt when the other end closed
 /// without sending one.

@@ -13,6 +13,11 @@
 // descriptors ld.ulto opened close-on-exec. Where the library cannot load,
 // the child starts `ulto` instead.
 //
+// It also reads ld.ulto's verdict on the link's checks from a pipe
+// (--await-checks=FD), and runs no job before it: some checks take long
+// enough to be worth running while lld does (the module IDs of a large
+// link), and a link they refuse must not run its backends.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef ULTO_LINK_EARLYDISTRIBUTOR_H
@@ -21,6 +26,7 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Program.h"
 
+#include <atomic>
 #include <memory>
 #include <string>
 
@@ -41,15 +47,21 @@ public:
   EarlyDistributor(const EarlyDistributor &) = delete;
   EarlyDistributor &operator=(const EarlyDistributor &) = delete;
 
+  /// Tells `ulto dist` whether the link passed ld.ulto's checks, once; it
+  /// runs its jobs only after a pass. Thread-safe.
+  void reportChecks(bool Passed);
+
   /// lld's --thinlto-distributor=, and its first argument.
   llvm::StringRef distributor() const { return Attach; }
   std::string attachArgument() const;
 
 private:
-  EarlyDistributor(std::string Attach, int FD, llvm::sys::ProcessInfo Process)
-      : Attach(std::move(Attach)), FD(FD), Process(Process) {}
+  EarlyDistributor(std::string Attach, int FD, int Checks,
+                   llvm::sys::ProcessInfo Process)
+      : Attach(std::move(Attach)), FD(FD), Checks(Checks), Process(Process) {}
   std::string Attach;
-  int FD; ///< ld.ulto's end, which lld's distributor inherits.
+  int FD;                  ///< ld.ulto's end, which lld's distributor inherits.
+  std::atomic<int> Checks; ///< The verdict's pipe, until it is written.
   llvm::sys::ProcessInfo Process;
 };
 
