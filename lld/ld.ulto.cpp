@@ -389,7 +389,10 @@ bool checkBitcodeInputs(Options &Opts, ulto::EarlyDistributor *Early,
     parallel::strategy = hardware_concurrency(Opts.Threads);
   else if (parallel::strategy.compute_thread_count() > 16)
     parallel::strategy = hardware_concurrency(16);
-  Expected<ulto::LoadedFiles> Files = ulto::loadLinkInputs(Opts.Request);
+  Expected<ulto::LoadedFiles> Files = [&] {
+    TimeTraceScope Scope("ld.ulto load inputs");
+    return ulto::loadLinkInputs(Opts.Request);
+  }();
   if (!Files) {
     reportError(toString(Files.takeError()));
     return false;
@@ -399,8 +402,10 @@ bool checkBitcodeInputs(Options &Opts, ulto::EarlyDistributor *Early,
   // rest first would hide them.
   if (!Files->Unopenable.empty())
     return true;
-  Expected<std::vector<ulto::BitcodeInput>> Inputs =
-      ulto::readBitcodeInputs(Files->Files);
+  Expected<std::vector<ulto::BitcodeInput>> Inputs = [&] {
+    TimeTraceScope Scope("ld.ulto bitcode flags");
+    return ulto::readBitcodeInputs(Files->Files);
+  }();
   if (!Inputs) {
     reportError(toString(Inputs.takeError()));
     return false;
