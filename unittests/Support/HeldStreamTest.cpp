@@ -1,6 +1,7 @@
 //===- HeldStreamTest.cpp -------------------------------------------------===//
 
 #include "ulto/Support/HeldStream.h"
+#include "Common/WriteCalls.h"
 #include "gtest/gtest.h"
 
 #include <string>
@@ -9,28 +10,12 @@
 
 using namespace llvm;
 using namespace ulto;
+using namespace ulto::test;
 
 namespace {
 
-// An unbuffered stream that records each write it is given, as stderr's
-// write(2) calls.
-class Writes final : public raw_ostream {
-public:
-  explicit Writes(bool Colors = false) : raw_ostream(/*Unbuffered=*/true) {
-    enable_colors(Colors);
-  }
-  bool has_colors() const override { return colors_enabled(); }
-  std::vector<std::string> Calls;
-
-private:
-  void write_impl(const char *Ptr, size_t Size) override {
-    Calls.emplace_back(Ptr, Size);
-  }
-  uint64_t current_pos() const override { return 0; }
-};
-
 TEST(HeldStreamTest, HoldsUntilReleasedThenPassesThrough) {
-  Writes Out;
+  WriteCalls Out;
   HeldStream Held(Out);
   Held << "first\n";
   Held << "second\n";
@@ -46,7 +31,7 @@ TEST(HeldStreamTest, HoldsUntilReleasedThenPassesThrough) {
 }
 
 TEST(HeldStreamTest, DiscardDropsWhatWasHeldAndWhatComesAfter) {
-  Writes Out;
+  WriteCalls Out;
   HeldStream Held(Out);
   Held << "held\n";
   Held.discard();
@@ -57,7 +42,7 @@ TEST(HeldStreamTest, DiscardDropsWhatWasHeldAndWhatComesAfter) {
 }
 
 TEST(HeldStreamTest, TheDestructorReleases) {
-  Writes Out;
+  WriteCalls Out;
   {
     HeldStream Held(Out);
     Held << "held\n";
@@ -66,13 +51,13 @@ TEST(HeldStreamTest, TheDestructorReleases) {
 }
 
 TEST(HeldStreamTest, NothingHeldWritesNothing) {
-  Writes Out;
+  WriteCalls Out;
   HeldStream(Out).release();
   EXPECT_TRUE(Out.Calls.empty());
 }
 
 TEST(HeldStreamTest, ColorsAreTheStreams) {
-  Writes Plain, Colored(/*Colors=*/true);
+  WriteCalls Plain, Colored(/*Colors=*/true);
   HeldStream HeldPlain(Plain), HeldColored(Colored);
   EXPECT_FALSE(HeldPlain.colors_enabled());
   EXPECT_FALSE(HeldPlain.has_colors());
@@ -89,10 +74,10 @@ TEST(HeldStreamTest, ColorsAreTheStreams) {
   EXPECT_NE(All.find("error"), std::string::npos);
 }
 
-// Writes from lld's threads while the check's thread releases: every byte
+// WriteCalls from lld's threads while the check's thread releases: every byte
 // arrives, each write whole.
 TEST(HeldStreamTest, ConcurrentWritesAreKeptWhole) {
-  Writes Out;
+  WriteCalls Out;
   HeldStream Held(Out);
   std::string Line(100, 'x');
   Line += '\n';

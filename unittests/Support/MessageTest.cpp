@@ -1,6 +1,7 @@
 //===- MessageTest.cpp ----------------------------------------------------===//
 
 #include "ulto/Support/Message.h"
+#include "Common/WriteCalls.h"
 #include "llvm/Support/WithColor.h"
 #include "gtest/gtest.h"
 
@@ -9,28 +10,12 @@
 
 using namespace llvm;
 using namespace ulto;
+using namespace ulto::test;
 
 namespace {
 
-// An unbuffered stream that records each write it is given, as stderr's
-// write(2) calls, and may show colours as a terminal does.
-class Writes final : public raw_ostream {
-public:
-  explicit Writes(bool Colors) : raw_ostream(/*Unbuffered=*/true) {
-    enable_colors(Colors);
-  }
-  bool has_colors() const override { return colors_enabled(); }
-  std::vector<std::string> Calls;
-
-private:
-  void write_impl(const char *Ptr, size_t Size) override {
-    Calls.emplace_back(Ptr, Size);
-  }
-  uint64_t current_pos() const override { return 0; }
-};
-
 TEST(MessageTest, OneWritePerMessage) {
-  Writes OS(/*Colors=*/false);
+  WriteCalls OS(/*Colors=*/false);
   writeMessage(OS, "ulto dist", MessageKind::Error, [](raw_ostream &M) {
     M << "ThinLTO backend for 'a.o' exited with status 1\n";
     M << "  command: clang -c a.o\n";
@@ -50,12 +35,12 @@ TEST(MessageTest, OneWritePerMessage) {
 // On a terminal the kind is coloured, as WithColor colours it there, and the
 // colour is reset before the text; still one write.
 TEST(MessageTest, ColouredAsWithColorWouldBe) {
-  Writes Terminal(/*Colors=*/true);
+  WriteCalls Terminal(/*Colors=*/true);
   writeMessage(Terminal, "ulto dist", MessageKind::Warning, "text");
   ASSERT_EQ(Terminal.Calls.size(), 1u);
   std::string Expected;
   {
-    Writes Direct(/*Colors=*/true);
+    WriteCalls Direct(/*Colors=*/true);
     WithColor::warning(Direct, "ulto dist") << "text\n";
     for (const std::string &Call : Direct.Calls)
       Expected += Call;
