@@ -424,13 +424,12 @@ bool checkBitcodeInputs(Options &Opts, ulto::EarlyDistributor *Early,
     Opts.IfUnified.reset();
   std::vector<std::string> Errors = ulto::checkUnified(*Inputs, *Opts.Mode);
   llvm::append_range(Errors, ulto::checkSplitLTOUnitFlags(*Inputs));
-  ThreadPoolStrategy Threads = parallel::strategy;
   if (Errors.empty() && Early && !Opts.Verbose) {
     IDs.emplace(std::move(*Files), std::move(*Inputs), hardware_concurrency(1),
                 Opts, *Early, Stderr);
     return true;
   }
-  if (Error E = ulto::readModuleIDs(*Inputs, Threads))
+  if (Error E = ulto::readModuleIDs(*Inputs, parallel::strategy))
     Errors.push_back(toString(std::move(E)));
   else
     llvm::append_range(Errors, ulto::checkModuleIDs(*Inputs));

@@ -570,9 +570,14 @@ int ulto::distAwaitCommand(int FD, int Checks) {
 // The descriptor of \p Option (--await-command= or --await-checks=) in
 // \p Arg, or -1 after reporting an error.
 static int awaitedDescriptor(StringRef Arg, StringRef Option) {
+  if (!Arg.starts_with(Option)) {
+    reportErrors(ToolName, createStringError("expected %sFD, not '%s'",
+                                             Option.data(), Arg.str().c_str()));
+    return -1;
+  }
   StringRef FDText = Arg.drop_front(Option.size());
   int FD;
-  if (!Arg.starts_with(Option) || FDText.getAsInteger(10, FD) || FD < 0) {
+  if (FDText.getAsInteger(10, FD) || FD < 0) {
     reportErrors(ToolName,
                  createStringError("invalid %s value '%s'", Option.data(),
                                    FDText.str().c_str()));

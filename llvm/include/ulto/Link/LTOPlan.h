@@ -3,9 +3,9 @@
 // Before lld runs, ld.ulto reads the bitcode a link loads (cheaply: summary
 // flags) to refuse what unified LTO cannot link, naming the input and the
 // fix, and to tell the user what LTO will do. The module IDs of split files
-// cost more (each thin half's module-level metadata: 0.3 s of a 1000-module
-// link), so they are read apart, and a distributed link reads them while lld
-// runs.
+// cost more (each thin half's module-level metadata: 0.2-0.3 s of a
+// 1000-module link), so they are read apart, and a distributed link reads them
+// while lld runs.
 //
 //===----------------------------------------------------------------------===//
 
