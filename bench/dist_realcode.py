@@ -281,7 +281,7 @@ def config_options(config: str, args: argparse.Namespace) -> List[str]:
 
 
 def output_of(target: Target, config: str, args: argparse.Namespace) -> Path:
-    return args.build / "relink" / config / target.name
+    return args.relink_dir / config / target.name
 
 
 def relink_argv(target: Target, config: str, args: argparse.Namespace) -> List[str]:
@@ -494,8 +494,13 @@ def parse_args(argv: Optional[List[str]]) -> argparse.Namespace:
     ap.add_argument("--build-jobs", type=int, default=2,
                     help="ninja -j for building the programs (default 2)")
     ap.add_argument("--build", type=Path, default=BENCH_DIR / "out-realcode",
-                    help="build directory; relinked binaries go to BUILD/relink, the "
+                    help="build directory; relinked binaries go to BUILD/relink (or --relink-dir), the "
                          "report to BUILD/realcode.json (default bench/out-realcode)")
+    ap.add_argument("--relink-dir", type=Path,
+                    help="where the relinked binaries go, and so lld's DTLTO files (index "
+                         "shards, objects), which it writes next to its output (default "
+                         "BUILD/relink; a tmpfs directory takes the file system's cost of "
+                         "creating them out of the comparison: bench/README.md)")
     ap.add_argument("--testsuite", type=Path, default=REPO.parent / "shared" / "testsuite",
                     help="the test-suite subset (default <repo>/../shared/testsuite)")
     ap.add_argument("--ulto-bin", type=Path, default=Path("/work/main/build/bin"),
@@ -520,6 +525,7 @@ def parse_args(argv: Optional[List[str]]) -> argparse.Namespace:
     args.configs = [c for c in CONFIGS if c in args.configs]  # canonical order
     args.ulto_bin = args.ulto_bin.resolve()
     args.build = args.build.resolve()
+    args.relink_dir = (args.relink_dir or args.build / "relink").resolve()
     args.testsuite = args.testsuite.resolve()
     return args
 
@@ -562,7 +568,7 @@ def benchmark(args: argparse.Namespace) -> Tuple[dict, str]:
         raise LinkError("no executable with bitcode inputs among the requested programs")
     print(f"{len(targets)} executables, {sum(t.modules for t in targets)} bitcode modules; "
           f"configs {', '.join(args.configs)}; {args.rounds} rounds", flush=True)
-    shutil.rmtree(args.build / "relink", ignore_errors=True)
+    shutil.rmtree(args.relink_dir, ignore_errors=True)
     runtime = set_link_environment(args)
 
     start = time.perf_counter()
@@ -605,7 +611,7 @@ def benchmark(args: argparse.Namespace) -> Tuple[dict, str]:
         "argv": sys.argv, "programs": args.programs, "configs": args.configs,
         "rounds": args.rounds, "jobs": args.jobs, "private_slots": runtime is not None,
         "build": build_info, "testsuite": str(args.testsuite),
-        "link_bin": str(args.link_bin),
+        "link_bin": str(args.link_bin), "relink_dir": str(args.relink_dir),
         "sha256": {str(p): link_bench.sha256(q) for p, q in (
             (args.ulto_bin / "ld.ulto", args.link_bin / "ld.ulto"),
             (args.ulto_bin / "ulto", args.link_bin / "ulto"),
