@@ -154,8 +154,27 @@ def build_first(args: argparse.Namespace, tree: Path) -> link_bench.Inputs:
     tree.mkdir(parents=True)
     with in_dir(tree):
         inputs = link_bench.build_inputs(args, Path("corpus"), Path("obj"))
-    (tree / "bin").mkdir()
+    make_bin(args, tree)
     return inputs
+
+
+def make_bin(args: argparse.Namespace, tree: Path) -> None:
+    """The tree's bin/, where its links write, and so where lld writes a
+    distributed link's index shards and objects: a directory, or with
+    --bin-dir a symbolic link to a fresh one there."""
+    if not args.bin_dir:
+        (tree / "bin").mkdir()
+        return
+    target = args.bin_dir / tree.name
+    mark = target / ".dist_bench"  # what an earlier run made, and may go
+    if mark.exists():
+        shutil.rmtree(target)
+    elif target.exists():
+        raise LinkError(f"{target} exists and is not an earlier run's; "
+                        f"remove it or choose another --bin-dir")
+    target.mkdir(parents=True)
+    mark.touch()
+    (tree / "bin").symlink_to(target, target_is_directory=True)
 
 
 def build_second(args: argparse.Namespace, first: Path, second: Path,
@@ -164,7 +183,7 @@ def build_second(args: argparse.Namespace, first: Path, second: Path,
     with the same relative commands, the archive made the same way."""
     second.mkdir(parents=True)
     shutil.copytree(first / "corpus", second / "corpus")
-    (second / "bin").mkdir()
+    make_bin(args, second)
     sources = (second / "corpus" / "units.txt").read_text().split()
     cpu, wall = compile_in(second, args.ulto_bin, sources, args.jobs)
     in_archive = set(inputs.members)
@@ -524,6 +543,12 @@ def parse_args(argv: Optional[List[str]]) -> argparse.Namespace:
     ap.add_argument("--ulto-bin", type=Path, default=Path("/work/main/build/bin"),
                     help="directory holding ulto-clang++, ld.ulto and ulto "
                          "(default /work/main/build/bin)")
+    ap.add_argument("--bin-dir", type=Path, default=None,
+                    help="where the links write (each tree's bin/ becomes a symbolic "
+                         "link to BIN_DIR/first or BIN_DIR/second), and so where lld "
+                         "writes a distributed link's index shards and objects; a tmpfs "
+                         "directory takes the file system's cost of creating them out "
+                         "of the comparison (default: BUILD/first/bin, BUILD/second/bin)")
     args = ap.parse_args(argv)
     if min(args.units, args.rounds, args.jobs) < 1:
         ap.error("--units, --rounds and --jobs must be positive")
@@ -531,6 +556,8 @@ def parse_args(argv: Optional[List[str]]) -> argparse.Namespace:
         ap.error("--thinlto-jobs must be positive")
     args.ulto_bin = args.ulto_bin.resolve()  # the trees are built from other directories
     args.build = args.build.resolve()
+    if args.bin_dir:
+        args.bin_dir = args.bin_dir.resolve()
     return args
 
 
@@ -571,6 +598,7 @@ def benchmark(args: argparse.Namespace) -> Tuple[dict, str]:
                                               cache_root / "round-N")
                             for c in configs.values()},
               "first_tree": str(first), "second_tree": second_info,
+              "bin_dir": str(args.bin_dir) if args.bin_dir else None,
               "onechange": changes, "configs": rows, "summary": figures}
     return report, markdown_table(rows) + "\n\n" + notes
 
