@@ -84,9 +84,11 @@ public:
     writeFile(Path, Bytes);
     Modules.push_back(Path);
     Buffers.push_back(MemoryBuffer::getMemBufferCopy(Bytes, Path));
-    for (BitcodeModule &BM : cantFail(getBitcodeModuleList(*Buffers.back())))
-      if (cantFail(BM.getLTOInfo()).IsThinLTO)
+    for (BitcodeModule &BM : cantFail(getBitcodeModuleList(*Buffers.back()))) {
+      if (cantFail(BM.getLTOInfo()).IsThinLTO) {
         ASSERT_FALSE(errorToBool(BM.readSummary(Index, Path)));
+      }
+    }
   }
 
   /// The shards as lld writes them, with \p Imports[M] the globals module M
