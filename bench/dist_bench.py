@@ -166,14 +166,7 @@ def make_bin(args: argparse.Namespace, tree: Path) -> None:
         (tree / "bin").mkdir()
         return
     target = args.bin_dir / tree.name
-    mark = target / ".dist_bench"  # what an earlier run made, and may go
-    if mark.exists():
-        shutil.rmtree(target)
-    elif target.exists():
-        raise LinkError(f"{target} exists and is not an earlier run's; "
-                        f"remove it or choose another --bin-dir")
-    target.mkdir(parents=True)
-    mark.touch()
+    link_bench.fresh_own_dir(target, "--bin-dir")
     (tree / "bin").symlink_to(target, target_is_directory=True)
 
 

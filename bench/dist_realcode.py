@@ -568,7 +568,8 @@ def benchmark(args: argparse.Namespace) -> Tuple[dict, str]:
         raise LinkError("no executable with bitcode inputs among the requested programs")
     print(f"{len(targets)} executables, {sum(t.modules for t in targets)} bitcode modules; "
           f"configs {', '.join(args.configs)}; {args.rounds} rounds", flush=True)
-    shutil.rmtree(args.relink_dir, ignore_errors=True)
+    link_bench.fresh_own_dir(args.relink_dir, "--relink-dir",
+                             mine=args.relink_dir == args.build / "relink")
     runtime = set_link_environment(args)
 
     start = time.perf_counter()

@@ -337,6 +337,23 @@ def scan_table(scan: Dict[str, dict], instr: Optional[Dict[str, int]]) -> str:
     return "\n".join(lines)
 
 
+OWN_DIR_MARK = ".ulto-bench"
+
+
+def fresh_own_dir(path: Path, option: str, mine: bool = False) -> None:
+    """Makes `path` an empty directory marked as a benchmark's own. A
+    directory there is removed first only if it is `mine` (inside the
+    script's own work directory) or marked by an earlier run; any other is
+    the user's, and the run stops rather than delete it."""
+    if mine or (path / OWN_DIR_MARK).exists():
+        shutil.rmtree(path, ignore_errors=True)
+    elif path.exists():
+        raise LinkError(f"{path} exists and no earlier run made it; "
+                        f"remove it or choose another {option}")
+    path.mkdir(parents=True)
+    (path / OWN_DIR_MARK).touch()
+
+
 def sha256(path: Path) -> str:
     """Which build was measured (ld.ulto is rebuilt often)."""
     return hashlib.sha256(path.resolve().read_bytes()).hexdigest()
