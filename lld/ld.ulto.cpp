@@ -211,6 +211,17 @@ bool takeLTOIfUnified(SmallVectorImpl<const char *> &Args,
   return Ok;
 }
 
+// Those of \p DistOptions that choose the workers: ulto dist needs them as
+// it starts, before its command (EarlyDistributor.h).
+std::vector<std::string> workerOptions(ArrayRef<std::string> DistOptions) {
+  std::vector<std::string> Options;
+  for (StringRef Option : DistOptions)
+    if (Option == "--service" || Option.starts_with("--service-idle-limit=") ||
+        Option.starts_with("--jobs-per-process="))
+      Options.push_back(Option.str());
+  return Options;
+}
+
 // The option as the user typed it.
 std::string asTyped(StringRef DistOption) {
   if (DistOption == "--no-cache")
@@ -575,7 +586,8 @@ bool linkELF(ArrayRef<const char *> Argv, raw_ostream &Stdout,
     Early = ulto::EarlyDistributor::start(
         nextToLinker(Argv[0], "ulto"),
         nextToLinker(Argv[0], "ulto-dist-attach"),
-        ulto::installedLibrary(linkerExecutable(Argv[0]), "libUltoDist.so"));
+        ulto::installedLibrary(linkerExecutable(Argv[0]), "libUltoDist.so"),
+        workerOptions(DistOptions));
 
   // Refuse, before LTO runs and before any output is written, what unified
   // LTO would reject without naming a file or would merge silently. An

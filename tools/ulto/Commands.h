@@ -24,10 +24,11 @@ int inspectMain(llvm::ArrayRef<const char *> Args);
 /// `ulto dist JOBS.json`: a ThinLTO distributor (LLVM's DTLTO protocol).
 int distMain(llvm::ArrayRef<const char *> Args);
 
-/// `ulto dist --await-command=FD [--await-checks=CHECKS]`: the command line
-/// comes later, on \p FD, and runs after a pass read on \p Checks, if not
-/// -1 (AttachedCommand.h).
-int distAwaitCommand(int FD, int Checks);
+/// `ulto dist --await-command=FD [--await-checks=CHECKS] [OPTIONS]`: the
+/// command line comes later, on \p FD, and runs after a pass read on
+/// \p Checks, if not -1 (AttachedCommand.h); \p Options, those of its
+/// options that choose the workers, come now.
+int distAwaitCommand(int FD, int Checks, llvm::ArrayRef<const char *> Options);
 
 /// `ulto cache stats|prune`: the backend cache of `ulto dist`.
 int cacheMain(llvm::ArrayRef<const char *> Args);

@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ClangWorkers.h"
 #include "Commands.h"
 
 #include "ulto/Distributor/AttachedCommand.h"
@@ -25,29 +26,30 @@
 #include "ulto/Distributor/Scheduler.h"
 #include "ulto/Distributor/ShardCompletion.h"
 #include "ulto/Distributor/SlotPool.h"
-#include "ulto/Frontend/CC1.h"
-#include "ulto/Frontend/CC1CommandCache.h"
-#include "ulto/Frontend/ClangDriver.h"
+#include "ulto/Distributor/WorkerService.h"
 #include "ulto/Remote/RemoteConfig.h"
 #include "ulto/Remote/RemotePlugin.h"
 #include "ulto/Support/AtomicFile.h"
+#include "ulto/Support/InstalledLibrary.h"
 #include "ulto/Support/Message.h"
-
-#include "clang/Basic/Stack.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Option/ArgList.h"
 #include "llvm/Option/OptTable.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/DynamicLibrary.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/StringSaver.h"
 #include "llvm/Support/TimeProfiler.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <sys/prctl.h>
 
 using namespace llvm;
 using namespace ulto;
@@ -239,6 +241,18 @@ Expected<bool> readProgress(const opt::InputArgList &Args) {
 
 enum class ExecutorKind { Local, Remote };
 
+// The user's worker service (WorkerService.h): --service and the idle limit
+// of one that this link starts.
+struct ServiceConfig {
+  bool Use = false;
+  unsigned IdleLimit = 300;
+};
+
+Error readServiceConfig(const opt::InputArgList &Args, ServiceConfig &Service) {
+  Service.Use = Args.hasArg(OPT_service);
+  return parseCount(Args, OPT_service_idle_limit, Service.IdleLimit);
+}
+
 // Everything `ulto dist` was asked to do.
 struct DistConfig {
   std::string JobList;
@@ -248,6 +262,7 @@ struct DistConfig {
   bool UseCache;
   bool Spawn;
   ForkServer::Options Workers;
+  ServiceConfig Service;
   bool Progress;
   bool Quiet;
   std::string TraceFile;
@@ -271,6 +286,10 @@ Expected<DistConfig> readDistConfig(const opt::InputArgList &Args) {
       return joinErrors(std::move(Errors), Remote.takeError());
     Config.Remote = std::move(*Remote);
   }
+  if (Args.hasArg(OPT_serve_workers))
+    addError(Errors, createStringError("--serve-workers= is the worker "
+                                       "service's own option, and comes "
+                                       "first"));
   Config.CheckRemote = Args.hasArg(OPT_check_remote);
   if (Config.CheckRemote && !Config.Remote)
     return createStringError("--check-remote needs --remote=grpc://host:port");
@@ -287,6 +306,7 @@ Expected<DistConfig> readDistConfig(const opt::InputArgList &Args) {
   addError(Errors, parseCount(Args, OPT_jobs_per_process,
                               Config.Workers.JobsPerWorker));
   addError(Errors, parseCount(Args, OPT_remote_jobs, Config.RemoteJobs));
+  addError(Errors, readServiceConfig(Args, Config.Service));
   StringRef Executor =
       Args.getLastArgValue(OPT_executor, Config.Remote ? "remote" : "local");
   Config.Executor =
@@ -396,29 +416,53 @@ struct Executors {
   }
 };
 
-// A fork server whose workers run clang-22's driver, at \p Clang, on each
-// job's command line. Must be called while the process has one thread.
+// A fork server whose workers run \p Clang's jobs. Must be called while the
+// process has one thread.
 Expected<std::unique_ptr<ForkServer>>
 startClangServer(StringRef Clang, ForkServer::Options Workers) {
-  // Once here, not in each worker's first job.
-  initializeCC1Targets();
-  Workers.MayShareWorker = [](ArrayRef<const char *> Argv) {
-    return !changesProcessState(Argv);
-  };
-  // A crashed job ends the worker by its signal: clang-22 would only exit 1.
-  // Each worker learns its jobs' -cc1 commands.
-  return ForkServer::start(
-      [Clang = Clang.str(),
-       Commands = CC1CommandCache()](ArrayRef<const char *> Argv) mutable {
-        clang::noteBottomOfStack();
-        int CrashSignal;
-        int Code = runClangDriver(Argv, Clang, &CrashSignal,
-                                  /*ProcessRunsOn=*/true, &Commands);
-        if (CrashSignal)
-          ForkServer::endChildBySignal(CrashSignal);
-        return Code;
-      },
-      Workers);
+  Expected<ClangWorkersFn> Load = loadClangWorkers();
+  if (!Load)
+    return Load.takeError();
+  ForkServer::MainFn Main = (*Load)(Clang, Workers);
+  return ForkServer::start(Main, Workers);
+}
+
+// The `ulto` next to this program (ld.ulto, or `ulto` itself), which serves
+// as the worker service.
+std::string ultoProgram() {
+  SmallString<256> Path(sys::path::parent_path(sys::fs::getMainExecutable(
+      "ulto", reinterpret_cast<void *>(&ulto::distMain))));
+  sys::path::append(Path, "ulto");
+  return std::string(Path);
+}
+
+// This link's connection to the user's worker service for \p Clang's jobs;
+// null when none serves them yet, after starting one, with \p IdleWorkers
+// warm workers, for the links that follow. Must be called while the process
+// has one thread.
+std::unique_ptr<ForkServer>
+joinWorkerService(StringRef Clang, const ForkServer::Options &Workers,
+                  const ServiceConfig &Service, unsigned IdleWorkers) {
+  std::string Ulto = ultoProgram();
+  std::string Name =
+      workerServiceName(Ulto, ("clang-22 driver at " + Clang).str(), Workers);
+  Expected<std::unique_ptr<ForkServer>> Joined = connectToWorkerService(Name);
+  if (!Joined) {
+    writeMessage(errs(), ToolName, MessageKind::Warning,
+                 toString(Joined.takeError()) +
+                     "; running this link's jobs itself");
+    return nullptr;
+  }
+  if (*Joined)
+    return std::move(*Joined);
+  std::string Options[] = {
+      "--jobs=" + std::to_string(std::max(IdleWorkers, 1u)),
+      "--jobs-per-process=" + std::to_string(Workers.JobsPerWorker),
+      "--service-idle-limit=" + std::to_string(Service.IdleLimit)};
+  if (Error E = startWorkerService(Ulto, Name, Options))
+    writeMessage(errs(), ToolName, MessageKind::Warning,
+                 toString(std::move(E)) + "; running this link's jobs itself");
+  return nullptr;
 }
 
 Expected<Executors> startExecutors(DistConfig &Config, const JobList &List,
@@ -433,8 +477,12 @@ Expected<Executors> startExecutors(DistConfig &Config, const JobList &List,
       E.Server = std::move(Ready.Server);
     } else {
       Ready.Server.reset();
+      if (Config.Service.Use)
+        E.Server = joinWorkerService(*Clang22, Config.Workers, Config.Service,
+                                     Config.Parallelism);
       Expected<std::unique_ptr<ForkServer>> Started =
-          startClangServer(*Clang22, Config.Workers);
+          E.Server ? std::move(E.Server)
+                   : startClangServer(*Clang22, Config.Workers);
       if (Started)
         E.Server = std::move(*Started);
       else
@@ -513,10 +561,37 @@ Error writeTrace(const DistConfig &Config) {
 
 } // namespace
 
+Expected<ClangWorkersFn> ulto::loadClangWorkers() {
+#ifdef ULTO_DIST_PLUGIN
+  std::string Path =
+      installedLibrary(sys::fs::getMainExecutable(
+                           "ulto", reinterpret_cast<void *>(&ulto::distMain)),
+                       "libUltoClangWorkers.so");
+  std::string Error;
+  sys::DynamicLibrary Loaded =
+      sys::DynamicLibrary::getPermanentLibrary(Path.c_str(), &Error);
+  auto *Entry = Loaded.isValid()
+                    ? reinterpret_cast<ClangWorkersFn (*)()>(
+                          Loaded.getAddressOfSymbol("ultoClangWorkers"))
+                    : nullptr;
+  if (!Entry) {
+    // dlerror() names the file too.
+    StringRef Why = Error;
+    Why.consume_front(Path + ": ");
+    return createStringError("cannot load %s: %s", Path.c_str(),
+                             Why.empty() ? "it has no ultoClangWorkers"
+                                         : Why.str().c_str());
+  }
+  return Entry();
+#else
+  return &clangWorkers;
+#endif
+}
+
 static int runDist(ArrayRef<const char *> Args,
                    function_ref<void(int)> Finished, ReadyServer Ready);
 
-int ulto::distAwaitCommand(int FD, int Checks) {
+int ulto::distAwaitCommand(int FD, int Checks, ArrayRef<const char *> Options) {
   // While lld reads the inputs: the fork server for clang-22's jobs, as most
   // links' are with the default worker options.
   ReadyServer Ready;
@@ -525,16 +600,35 @@ int ulto::distAwaitCommand(int FD, int Checks) {
     Ready.Workers.IdleWorkers = *Slots;
   else
     consumeError(Slots.takeError()); // The link's own options say why.
+  // The link's options that choose its workers, from $ULTO_DIST_FLAGS and
+  // \p Options (what ld.ulto knows of them): their errors are the link's to
+  // report, once its command has come.
+  ServiceConfig Service;
+  {
+    BumpPtrAllocator Alloc;
+    StringSaver Saver(Alloc);
+    unsigned MissingIndex, MissingCount;
+    opt::InputArgList Args = CommandOptTable().ParseArgs(
+        expandArgs(Options, Saver), MissingIndex, MissingCount);
+    consumeError(readServiceConfig(Args, Service));
+    consumeError(
+        parseCount(Args, OPT_jobs_per_process, Ready.Workers.JobsPerWorker));
+  }
   if (std::optional<std::string> Clang =
           findClang22(ULTO_LLVM_TOOLS_DIR "/clang")) {
-    Expected<std::unique_ptr<ForkServer>> Started =
-        startClangServer(*Clang, Ready.Workers);
-    if (Started) {
-      Ready.Server = std::move(*Started);
-      Ready.Clang = *Clang;
-    } else {
-      consumeError(Started.takeError()); // The link's own start says why.
+    if (Service.Use)
+      Ready.Server = joinWorkerService(*Clang, Ready.Workers, Service,
+                                       Ready.Workers.IdleWorkers);
+    if (!Ready.Server) {
+      Expected<std::unique_ptr<ForkServer>> Started =
+          startClangServer(*Clang, Ready.Workers);
+      if (Started)
+        Ready.Server = std::move(*Started);
+      else
+        consumeError(Started.takeError()); // The link's own start says why.
     }
+    if (Ready.Server)
+      Ready.Clang = *Clang;
   }
   Expected<std::optional<std::vector<std::string>>> Command =
       readAttachedCommand(FD);
@@ -586,20 +680,77 @@ static int awaitedDescriptor(StringRef Arg, StringRef Option) {
   return FD;
 }
 
+// --serve-workers=NAME: the worker service, which a link's
+// joinWorkerService() started in a session of its own; serves until idle.
+static int serveWorkers(ArrayRef<const char *> Args) {
+  unsigned MissingIndex, MissingCount;
+  opt::InputArgList ArgList =
+      CommandOptTable().ParseArgs(Args, MissingIndex, MissingCount);
+  ForkServer::Options Workers;
+  ServiceConfig Service;
+  unsigned IdleWorkers = 1;
+  Error Errors = unknownArguments(ArgList);
+  addError(Errors, parseCount(ArgList, OPT_jobs, IdleWorkers));
+  addError(Errors,
+           parseCount(ArgList, OPT_jobs_per_process, Workers.JobsPerWorker));
+  addError(Errors, readServiceConfig(ArgList, Service));
+  if (Errors)
+    return reportErrors(ToolName, std::move(Errors));
+  Workers.IdleWorkers = IdleWorkers;
+  std::optional<std::string> Clang = findClang22(ULTO_LLVM_TOOLS_DIR "/clang");
+  if (!Clang)
+    return reportErrors(ToolName,
+                        createStringError("no clang-22 at " ULTO_LLVM_TOOLS_DIR
+                                          "/clang for the worker service"));
+  Expected<int> Listening =
+      listenAsWorkerService(ArgList.getLastArgValue(OPT_serve_workers));
+  if (!Listening)
+    return reportErrors(ToolName, Listening.takeError());
+  if (*Listening < 0)
+    return 0; // Another link's service came first.
+  // What ps and top show.
+  prctl(PR_SET_NAME, "ulto workers");
+  Expected<ClangWorkersFn> Load = loadClangWorkers();
+  if (!Load)
+    return reportErrors(ToolName, Load.takeError());
+  ForkServer::MainFn Main = (*Load)(*Clang, Workers);
+  ForkServer::serve(*Listening, Main, Workers,
+                    std::chrono::seconds(Service.IdleLimit));
+}
+
 int ulto::distMain(ArrayRef<const char *> Args) {
+  if (!Args.empty() && StringRef(Args[0]).starts_with("--serve-workers="))
+    return serveWorkers(Args);
   if (Args.empty() || !StringRef(Args[0]).starts_with(AwaitCommandOption))
     return runDist(Args, nullptr, ReadyServer());
-  if (Args.size() > 2)
-    return reportErrors(ToolName,
-                        createStringError("%s takes no other option but %s",
-                                          AwaitCommandOption.data(),
-                                          AwaitChecksOption.data()));
+  // --await-command=FD [--await-checks=FD] [the link's options]
   int FD = awaitedDescriptor(Args[0], AwaitCommandOption);
-  int Checks =
-      Args.size() == 2 ? awaitedDescriptor(Args[1], AwaitChecksOption) : -1;
-  if (FD < 0 || (Args.size() == 2 && Checks < 0))
+  if (FD < 0)
     return 1;
-  return distAwaitCommand(FD, Checks);
+  Args = Args.drop_front();
+  int Checks = -1;
+  if (!Args.empty() && StringRef(Args[0]).starts_with(AwaitChecksOption)) {
+    Checks = awaitedDescriptor(Args[0], AwaitChecksOption);
+    if (Checks < 0)
+      return 1;
+    Args = Args.drop_front();
+  }
+  // What ld.ulto passes of the options that choose the workers.
+  unsigned MissingIndex, MissingCount;
+  opt::InputArgList Given =
+      CommandOptTable().ParseArgs(Args, MissingIndex, MissingCount);
+  for (const opt::Arg *A : Given)
+    if (!A->getOption().matches(OPT_service) &&
+        !A->getOption().matches(OPT_service_idle_limit) &&
+        !A->getOption().matches(OPT_jobs_per_process))
+      return reportErrors(
+          ToolName,
+          createStringError("%s takes no other options but %s, --service, "
+                            "--service-idle-limit= and --jobs-per-process=; "
+                            "not '%s'",
+                            AwaitCommandOption.data(), AwaitChecksOption.data(),
+                            A->getAsString(Given).c_str()));
+  return distAwaitCommand(FD, Checks, Args);
 }
 
 // Runs the jobs of the list that \p Args name. \p Finished, if given, gets

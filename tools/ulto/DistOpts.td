@@ -41,6 +41,19 @@ def jobs_per_process : Joined<["--"], "jobs-per-process=">,
                        HelpText<"Backend jobs one compiler process runs, one "
                                 "after another, before a new one takes over "
                                 "(default 256; 1: a new process per job)">;
+def service : Flag<["--"], "service">,
+              HelpText<"Run the local jobs in the user's worker service, "
+                       "whose workers stay warm from one link to the next; "
+                       "a link that finds none starts it for the next ones">;
+def service_idle_limit : Joined<["--"], "service-idle-limit=">,
+                         MetaVarName<"<seconds>">,
+                         HelpText<"A worker service that this link starts "
+                                  "ends after this long without a link "
+                                  "(default 300)">;
+def serve_workers : Joined<["--"], "serve-workers=">, MetaVarName<"<name>">,
+                    Flags<[HelpHidden]>,
+                    HelpText<"Be the worker service <name>, keeping --jobs "
+                             "workers warm (started by --service)">;
 def remote : Joined<["--"], "remote=">, MetaVarName<"<url>">,
              HelpText<"Run the jobs on this REAPI server, grpc://host:port "
                       "or grpcs://host:port (TLS)">;

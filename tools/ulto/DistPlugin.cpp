@@ -5,13 +5,13 @@
 // libLLVM and libclang-cpp, and their static constructors. ld.ulto has
 // libLLVM loaded already; so it forks as the link begins, and the child
 // loads this library, which adds libclang-cpp and `ulto dist`'s own code,
-// and waits for its command as `ulto dist --await-command=FD` would
-// (EarlyDistributor.h).
+// and runs `ulto dist` on the arguments it is given, which make it wait for
+// its command as `ulto dist --await-command=FD` would (EarlyDistributor.h).
 //
 //===----------------------------------------------------------------------===//
 
 #include "Commands.h"
 
-extern "C" int ultoDistAwaitCommand(int FD, int Checks) {
-  return ulto::distAwaitCommand(FD, Checks);
+extern "C" int ultoDistMain(int Argc, const char *const *Argv) {
+  return ulto::distMain(llvm::ArrayRef(Argv, Argc));
 }

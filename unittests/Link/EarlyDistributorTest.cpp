@@ -48,7 +48,8 @@ struct Fixture {
   std::string Ulto =
       writeScript(Dir.path(), "ulto",
                   "#!/bin/sh\n"
-                  "echo \"$1 ${2%=*}= ${3%=*}=\" > " +
+                  "echo \"$1 ${2%=*}= ${3%=*}=$(shift 3; for A; do "
+                  "printf ' %s' \"$A\"; done)\" > " +
                       Received +
                       "\n"
                       "eval \"cat <&${2#--await-command=}\" >> " +
@@ -129,6 +130,19 @@ TEST(EarlyDistributorTest, ForksIntoTheLibrary) {
   std::string Received = readFile(F.Received);
   ASSERT_TRUE(StringRef(Received).starts_with("library "));
   EXPECT_EQ(StringRef(Received).split('\n').second, StringRef("dist\0x\0y", 8));
+}
+
+TEST(EarlyDistributorTest, TheWorkerOptionsComeWithTheStart) {
+  Fixture F;
+  std::vector<std::string> Options = {"--service", "--jobs-per-process=3"};
+  EarlyDistributor::start(F.Ulto, F.Attach, FORKED_DISTRIBUTOR, Options)
+      .reset();
+  EXPECT_TRUE(StringRef(readFile(F.Received))
+                  .split('\n')
+                  .first.ends_with(" --service --jobs-per-process=3"));
+  EarlyDistributor::start(F.Ulto, F.Attach, F.NoLibrary, Options).reset();
+  EXPECT_EQ(readFile(F.Received), "dist --await-command= --await-checks= "
+                                  "--service --jobs-per-process=3\n");
 }
 
 TEST(EarlyDistributorTest, TheForkedChildKeepsNoCloseOnExecDescriptor) {

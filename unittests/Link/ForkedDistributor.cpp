@@ -12,11 +12,20 @@
 #include <initializer_list>
 #include <unistd.h>
 
-extern "C" int ultoDistAwaitCommand(int FD, int Checks) {
+// ulto dist's arguments: --await-command=FD --await-checks=CHECKS, then the
+// link's worker options, which the first line names.
+extern "C" int ultoDistMain(int Argc, const char *const *Argv) {
+  int FD, Checks;
+  if (Argc < 2 || sscanf(Argv[0], "--await-command=%d", &FD) != 1 ||
+      sscanf(Argv[1], "--await-checks=%d", &Checks) != 1)
+    return 1;
   FILE *Out = fopen(getenv("ULTO_TEST_RECEIVED"), "w");
   if (!Out)
     return 1;
-  fprintf(Out, "library %d\n", FD);
+  fprintf(Out, "library %d", FD);
+  for (int I = 2; I < Argc; ++I)
+    fprintf(Out, " %s", Argv[I]);
+  fprintf(Out, "\n");
   char Buffer[256];
   ssize_t Size;
   for (int From : {FD, Checks})

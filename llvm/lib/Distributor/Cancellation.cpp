@@ -12,8 +12,10 @@
 #include <atomic>
 #include <cerrno>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -130,6 +132,8 @@ struct WatchedLink {
 std::atomic<bool> Stopping;
 std::atomic<pid_t> Processes[MaxProcesses];
 std::atomic<int> Writers;
+// The connection to a worker service running this link's jobs, or -1.
+std::atomic<int> ServiceSocket{-1};
 pid_t Self;   // `ulto dist`; its forks have other IDs.
 pid_t Linker; // Its parent when it started.
 std::atomic<const WatchedLink *> Link;
@@ -228,6 +232,15 @@ void killProcessGroups() {
   }
 }
 
+// Until the service at the other end of \p Socket has closed it, for
+// \p Milliseconds at most.
+void waitForHangUp(int Socket, int Milliseconds) {
+  pollfd Fd = {Socket, 0, 0};
+  for (int Waited = 0; Waited < Milliseconds; Waited += 5)
+    if (poll(&Fd, 1, 5) > 0 && (Fd.revents & (POLLHUP | POLLERR | POLLNVAL)))
+      return;
+}
+
 void waitForWriters(long Milliseconds) {
   for (long Waited = 0;
        Writers.load() > int(WritingHere) && Waited < Milliseconds; ++Waited)
@@ -282,6 +295,11 @@ void onInterrupt() {
   if (Null >= 0)
     dup2(Null, STDERR_FILENO);
 
+  // A worker service stops this link's jobs once the link hangs up: at once
+  // (no Ctrl-C reaches them), SIGKILL after two seconds.
+  int Service = ServiceSocket.load();
+  if (Service >= 0)
+    shutdown(Service, SHUT_WR);
   // A Ctrl-C reaches the jobs too: a signal of ours while clang handles
   // that one would end it before it has removed its temporary output. So
   // the jobs get a moment, then SIGTERM (clang removes its temporary output
@@ -289,6 +307,8 @@ void onInterrupt() {
   if (!stopProcesses(0, 100) && !stopProcesses(SIGTERM, 3000))
     stopProcesses(SIGKILL, 1000);
   killProcessGroups();
+  if (Service >= 0)
+    waitForHangUp(Service, 4000);
   waitForWriters(2000);
   const WatchedLink &Watched = *Link.load();
   for (const std::string &Object : Watched.Objects)
@@ -432,6 +452,10 @@ JobProcess::~JobProcess() {
     StartingHere = -1;
   Processes[Slot].store(FreeSlot);
 }
+
+ServedJobs::ServedJobs(int Socket) { ServiceSocket.store(Socket); }
+
+ServedJobs::~ServedJobs() { ServiceSocket.store(-1); }
 
 ObjectWrite::ObjectWrite() {
   Writers.fetch_add(1);

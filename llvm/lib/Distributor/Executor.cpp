@@ -83,17 +83,35 @@ static ExecutionResult fromForkServer(ForkServer::Status S) {
   llvm_unreachable("unknown fork server status");
 }
 
+// A worker service that is gone, or ending, leaves a job to the link
+// itself (WorkerService.h).
+static bool serviceLost(const ForkServer &Server, ForkServer::Status S) {
+  return Server.isService() && S.Kind == ForkServer::Status::NotForked;
+}
+
 VersionProbe LocalExecutor::versionProbe() const {
   if (!Server)
     return processVersionProbe();
   return [Server = Server](const std::string &Compiler,
                            StringRef OutputFile) -> Error {
     ForkServer::Status S = Server->run({Compiler, "--version"}, OutputFile);
+    if (serviceLost(*Server, S))
+      return processVersionProbe()(Compiler, OutputFile);
     if (S.Kind == ForkServer::Status::Exited && S.Code == 0)
       return Error::success();
     return createStringError("cannot run '%s --version' in the fork server",
                              Compiler.c_str());
   };
+}
+
+std::string LocalExecutor::report() const {
+  if (!Server || !Server->isService())
+    return std::string();
+  std::string Text = "worker service " + std::to_string(Server->process());
+  if (unsigned Here = RunHere.load())
+    Text += ", which ended: " + std::to_string(Here) +
+            (Here == 1 ? " job" : " jobs") + " ran here";
+  return Text;
 }
 
 ExecutionResult LocalExecutor::run(const JobList &List, const BackendJob &Job) {
@@ -109,9 +127,15 @@ ExecutionResult LocalExecutor::run(const JobList &List, const BackendJob &Job) {
     Slot.emplace(Slots->acquire());
   }
   std::vector<std::string> Command = List.command(Job);
-  ExecutionResult Result =
-      Server ? fromForkServer(Server->run(Command, OutputFile))
-             : spawn(Command, OutputFile);
+  std::optional<ExecutionResult> Ran;
+  if (Server) {
+    ForkServer::Status S = Server->run(Command, OutputFile);
+    if (serviceLost(*Server, S))
+      ++RunHere;
+    else
+      Ran = fromForkServer(S);
+  }
+  ExecutionResult Result = Ran ? std::move(*Ran) : spawn(Command, OutputFile);
   ErrorOr<std::unique_ptr<MemoryBuffer>> Output =
       MemoryBuffer::getFile(OutputFile, /*IsText=*/true);
   if (!Output)

@@ -1,21 +1,27 @@
 //===- ForkServer.cpp - Compiler jobs without exec ------------------------===//
 //
-// Messages travel on SOCK_SEQPACKET socket pairs, so each arrives whole: a
-// request is a 64-bit ID, then the output file and the arguments, each
-// ending in NUL; a reply is the ID and how the job ended. The distributor
-// sends its requests to the server, which hands each to a worker over the
-// worker's own socket pair and passes the worker's reply back.
+// Messages travel on SOCK_SEQPACKET sockets, so each arrives whole: a
+// request is a 64-bit ID, then the job's directory and $PWD (empty for a
+// link's own server), the output file and the arguments, each ending in NUL;
+// a reply is the ID and how the job ended. The distributor sends its
+// requests to the server, which hands each to a worker over the worker's own
+// socket pair and passes the worker's reply back. A service greets each link
+// that connects with a reply of its own ID, HelloID, and its process ID.
 //
 // The server ends with `ulto dist`, and each worker with the server
 // (PR_SET_PDEATHSIG, Cancellation.h). On SIGTERM, SIGINT or SIGHUP the server
 // stops its workers with SIGTERM, on which clang removes its temporary
 // output, SIGKILL after two seconds, and exits once it has reaped them all:
-// when `ulto dist` has waited for the server, no job runs.
+// when `ulto dist` has waited for the server, no job runs. A service stops a
+// link's jobs the same way when the link hangs up while they run.
 //
 //===----------------------------------------------------------------------===//
 
 #include "ulto/Distributor/ForkServer.h"
 
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/PrettyStackTrace.h"
 #include "llvm/Support/Signals.h"
 #include "llvm/Support/raw_ostream.h"
@@ -28,6 +34,7 @@
 #include <fcntl.h>
 #include <iterator>
 #include <malloc.h>
+#include <map>
 #include <optional>
 #include <poll.h>
 #include <signal.h>
@@ -93,7 +100,8 @@ sigset_t stopSignals() {
   return Signals;
 }
 
-// A request's strings: the output file, then the job's command line.
+// A request's strings: the working directory and $PWD (both empty for a
+// server of the link's own), the output file, then the job's command line.
 std::vector<const char *> requestStrings(ArrayRef<char> Request) {
   std::vector<const char *> Strings;
   for (size_t I = sizeof(uint64_t); I < Request.size();
@@ -102,6 +110,11 @@ std::vector<const char *> requestStrings(ArrayRef<char> Request) {
   return Strings;
 }
 
+constexpr size_t FirstArgument = 3;
+
+// The ID of the service's greeting (connected()); no job's.
+constexpr uint64_t HelloID = UINT64_MAX;
+
 uint64_t peakResidentBytes() {
   struct rusage Usage;
   if (getrusage(RUSAGE_SELF, &Usage) != 0)
@@ -109,21 +122,42 @@ uint64_t peakResidentBytes() {
   return uint64_t(Usage.ru_maxrss) * 1024;
 }
 
+// Enters a service's job's directory, as its link has it: LLVM's
+// current_path() prefers $PWD where it names the same directory.
+bool enterDirectory(const char *Directory, const char *Pwd) {
+  if (!*Directory)
+    return true;
+  if (chdir(Directory) != 0)
+    return false;
+  if (*Pwd)
+    setenv("PWD", Pwd, 1);
+  else
+    unsetenv("PWD");
+  return true;
+}
+
 // Runs the job of \p Strings in this worker, stdout and stderr to its output
 // file, and returns its exit status.
 int runJob(ArrayRef<const char *> Strings, const ForkServer::MainFn &Main) {
-  if (Strings.size() < 2)
+  if (Strings.size() <= FirstArgument)
     return 127;
-  int Out = open(Strings[0], O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  int Entered = enterDirectory(Strings[0], Strings[1]) ? 0 : errno;
+  int Out = open(Strings[2], O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
   if (Out < 0)
     return 127;
   dup2(Out, 1);
   dup2(Out, 2);
   close(Out);
+  if (Entered) {
+    errs() << "ulto: error: cannot enter the link's directory '" << Strings[0]
+           << "': " << strerror(Entered) << "\n";
+    return 127;
+  }
+  ArrayRef<const char *> Argv = Strings.drop_front(FirstArgument);
   // While it runs, the worker is the job: a crash's stack dump names the
   // job's command line.
-  PrettyStackTraceProgram Job(Strings.size() - 1, Strings.data() + 1);
-  int Code = Main(Strings.drop_front());
+  PrettyStackTraceProgram Job(Argv.size(), Argv.data());
+  int Code = Main(Argv);
   outs().flush();
   errs().flush();
   return Code;
@@ -142,6 +176,18 @@ void keepFreedMemory(const ForkServer::Options &Opts) {
   mallopt(M_MMAP_THRESHOLD, 32 << 20);
   mallopt(M_TRIM_THRESHOLD,
           int(std::min<uint64_t>(Opts.WorkerMemory, INT_MAX)));
+#endif
+}
+
+// Waits for the next request on \p Socket. The memory kept for the next job
+// goes back once no job has come for a while: a service's workers wait
+// between links.
+void awaitRequest(int Socket) {
+  pollfd Fd = {Socket, POLLIN, 0};
+  if (poll(&Fd, 1, /*Milliseconds=*/2000) != 0)
+    return;
+#ifdef __GLIBC__
+  malloc_trim(0);
 #endif
 }
 
@@ -170,6 +216,7 @@ void keepFreedMemory(const ForkServer::Options &Opts) {
     keepFreedMemory(Opts);
   std::vector<char> Request(MaxRequestSize);
   for (unsigned JobsRun = 1;; ++JobsRun) {
+    awaitRequest(Socket);
     ssize_t Size = recv(Socket, Request.data(), Request.size(), 0);
     if (Size <= 0)
       _exit(0);
@@ -186,11 +233,23 @@ void keepFreedMemory(const ForkServer::Options &Opts) {
   }
 }
 
+using Clock = std::chrono::steady_clock;
+
+// A link the server runs jobs for.
+struct Client {
+  int Socket;
+  bool HungUp = false; ///< It sends no more jobs.
+};
+
 struct Worker {
-  int Socket;                  ///< The server's end; -1 once closed.
-  bool TakesMore;              ///< May get a job after this one.
-  std::optional<uint64_t> Job; ///< The job it runs.
+  int Socket = -1;             ///< The server's end; -1 once closed.
+  bool TakesMore = false;      ///< May get a job after this one.
+  std::optional<uint64_t> Job; ///< The job it runs,
+  unsigned Client = 0;         ///< for this link.
   bool HungUp = false;         ///< Closed its end: it is ending.
+  /// When its job was stopped, its link gone, and whether SIGKILL followed.
+  std::optional<Clock::time_point> Stopped;
+  bool Killed = false;
 };
 
 // Stops the workers, which a Ctrl-C has reached too, as it has the server:
@@ -199,14 +258,13 @@ struct Worker {
 // removes its temporary output on it), then SIGKILL. Returns how long poll()
 // may sleep, in milliseconds.
 int stopWorkers(const DenseMap<pid_t, Worker> &Workers,
-                std::optional<std::chrono::steady_clock::time_point> &Since,
-                size_t &StepsDone) {
+                std::optional<Clock::time_point> &Since, size_t &StepsDone) {
   using namespace std::chrono;
   struct {
     milliseconds After;
     int Signal;
   } Steps[] = {{milliseconds(100), SIGTERM}, {seconds(2), SIGKILL}};
-  auto Now = steady_clock::now();
+  auto Now = Clock::now();
   if (!Since)
     Since = Now;
   for (size_t I = 0; I != std::size(Steps); ++I) {
@@ -222,33 +280,81 @@ int stopWorkers(const DenseMap<pid_t, Worker> &Workers,
   return -1;
 }
 
+// The shorter of two poll() timeouts in milliseconds, -1 being none.
+int sooner(int Timeout, Clock::time_point At, Clock::time_point Now) {
+  using namespace std::chrono;
+  int Until =
+      At <= Now ? 0 : int(duration_cast<milliseconds>(At - Now).count() + 1);
+  return Timeout < 0 ? Until : std::min(Timeout, Until);
+}
+
 class ServerLoop {
 public:
+  // A link's own server, with \p Socket its one connection.
   ServerLoop(int Socket, const ForkServer::MainFn &Main,
              const ForkServer::Options &Opts)
-      : Socket(Socket), Main(Main), Opts(Opts), Self(getpid()) {}
+      : Main(Main), Opts(Opts), Self(getpid()) {
+    Clients[0] = {Socket};
+  }
+  // A service, taking connections on \p Listening.
+  ServerLoop(int Listening, const ForkServer::MainFn &Main,
+             const ForkServer::Options &Opts,
+             std::chrono::milliseconds IdleLimit)
+      : Main(Main), Opts(Opts), Self(getpid()), Service(true),
+        Listening(Listening), IdleLimit(IdleLimit) {}
 
-  [[noreturn]] void serve(pid_t Distributor);
+  [[noreturn]] void serve(std::optional<pid_t> Distributor);
 
 private:
-  void reply(const Reply &R) { send(Socket, &R, sizeof(R), MSG_NOSIGNAL); }
+  void reply(unsigned Client, const Reply &R);
   void closeSocket(Worker &W) {
     close(W.Socket);
     W.Socket = -1;
   }
+  bool keepsIdle(const Worker &Done) const;
   void readReply(Worker &W);
   void reapWorkers();
   Worker *startWorker(bool TakesMore);
-  void startJob(ArrayRef<char> Request);
+  void startJob(unsigned Client, ArrayRef<char> Request);
+  void readRequest(unsigned Client, std::vector<char> &Request);
+  void hangUp(unsigned Client);
+  void accept();
+  int serviceDuties();
 
-  int Socket;
   const ForkServer::MainFn &Main;
   const ForkServer::Options &Opts;
   pid_t Self;
+  bool Service = false;
+  int Listening = -1; ///< A service's, until it ends.
+  std::chrono::milliseconds IdleLimit{0};
+  Clock::time_point LastWork = Clock::now();
   int Wake[2] = {-1, -1};
+  std::map<unsigned, Client> Clients;
+  unsigned NextClient = 1;
   DenseMap<pid_t, Worker> Workers;
-  bool Open = true; ///< The distributor may send more jobs.
+  bool Open = true; ///< May take more jobs.
 };
+
+void ServerLoop::reply(unsigned Client, const Reply &R) {
+  auto It = Clients.find(Client);
+  if (It != Clients.end() && !It->second.HungUp)
+    send(It->second.Socket, &R, sizeof(R), MSG_NOSIGNAL);
+}
+
+// Whether \p Done, a worker that has just finished its job, waits for
+// another: a service keeps Opts.IdleWorkers warm, and no more.
+bool ServerLoop::keepsIdle(const Worker &Done) const {
+  if (!Done.TakesMore || !Open)
+    return false;
+  if (!Service)
+    return true;
+  unsigned Idle = 0;
+  for (const auto &W : Workers)
+    if (&W.second != &Done && W.second.Socket >= 0 && !W.second.Job &&
+        !W.second.HungUp && W.second.TakesMore)
+      ++Idle;
+  return Idle < std::max(Opts.IdleWorkers, 1u);
+}
 
 void ServerLoop::readReply(Worker &W) {
   WorkerReply WR;
@@ -258,9 +364,9 @@ void ServerLoop::readReply(Worker &W) {
       W.HungUp = true; // Its end comes with SIGCHLD.
     return;
   }
-  reply(WR.Job);
+  reply(W.Client, WR.Job);
   W.Job.reset();
-  if (WR.Retiring || !W.TakesMore || !Open)
+  if (WR.Retiring || !keepsIdle(W))
     closeSocket(W);
 }
 
@@ -281,7 +387,7 @@ void ServerLoop::reapWorkers() {
         R.Ended.Code = WEXITSTATUS(WaitStatus);
       else
         R.Ended = {ForkServer::Status::Signalled, WTERMSIG(WaitStatus)};
-      reply(R);
+      reply(W.Client, R);
     }
     if (W.Socket >= 0)
       close(W.Socket);
@@ -297,12 +403,16 @@ Worker *ServerLoop::startWorker(bool TakesMore) {
   sigprocmask(SIG_BLOCK, &Signals, nullptr);
   pid_t Pid = fork();
   if (Pid == 0) {
-    // Another worker's socket held here would never read as closed.
+    // Another worker's socket, or a link's, held here would never read as
+    // closed.
     for (const auto &Other : Workers)
       if (Other.second.Socket >= 0)
         close(Other.second.Socket);
+    for (const auto &C : Clients)
+      close(C.second.Socket);
+    if (Listening >= 0)
+      close(Listening);
     close(Fds[0]);
-    close(Socket);
     close(Wake[0]);
     close(Wake[1]);
     runWorker(Fds[1], Main, Opts, Self);
@@ -315,15 +425,19 @@ Worker *ServerLoop::startWorker(bool TakesMore) {
     errno = Error;
     return nullptr;
   }
-  return &(Workers[Pid] = {Fds[0], TakesMore, std::nullopt});
+  Worker &W = Workers[Pid];
+  W.Socket = Fds[0];
+  W.TakesMore = TakesMore;
+  return &W;
 }
 
-void ServerLoop::startJob(ArrayRef<char> Request) {
+void ServerLoop::startJob(unsigned Client, ArrayRef<char> Request) {
   Reply Failed = {0, {ForkServer::Status::NotForked, 0}};
   memcpy(&Failed.ID, Request.data(), sizeof(uint64_t));
   std::vector<const char *> Strings = requestStrings(Request);
-  bool Shares = Strings.size() < 2 || !Opts.MayShareWorker ||
-                Opts.MayShareWorker(ArrayRef(Strings).drop_front());
+  bool Shares =
+      Strings.size() <= FirstArgument || !Opts.MayShareWorker ||
+      Opts.MayShareWorker(ArrayRef(Strings).drop_front(FirstArgument));
   Worker *W = nullptr;
   if (Shares && Opts.JobsPerWorker > 1)
     for (auto &Idle : Workers)
@@ -334,19 +448,112 @@ void ServerLoop::startJob(ArrayRef<char> Request) {
     W = startWorker(Shares && Opts.JobsPerWorker > 1);
   if (!W) {
     Failed.Ended.Code = errno;
-    reply(Failed);
+    reply(Client, Failed);
     return;
   }
   if (send(W->Socket, Request.data(), Request.size(), MSG_NOSIGNAL) < 0) {
     Failed.Ended.Code = errno;
-    reply(Failed);
+    reply(Client, Failed);
     closeSocket(*W);
     return;
   }
   W->Job = Failed.ID;
+  W->Client = Client;
 }
 
-void ServerLoop::serve(pid_t Distributor) {
+void ServerLoop::readRequest(unsigned Client, std::vector<char> &Request) {
+  ssize_t Size =
+      recv(Clients[Client].Socket, Request.data(), Request.size(), 0);
+  if (Size <= 0) {
+    hangUp(Client);
+    return;
+  }
+  if (Size > ssize_t(sizeof(uint64_t)) && Request[Size - 1] == '\0')
+    startJob(Client, ArrayRef(Request.data(), Size));
+}
+
+// A link's own server finishes the running jobs of a distributor that is
+// done. A link that hangs up on a service while its jobs run was
+// interrupted, or died: its jobs are stopped (SIGTERM, on which clang
+// removes its temporary output; SIGKILL after two seconds), and its
+// connection closed once they have ended (Cancellation.h waits for that).
+void ServerLoop::hangUp(unsigned Client) {
+  if (!Service) {
+    Open = false;
+    return;
+  }
+  Clients[Client].HungUp = true;
+  for (auto &W : Workers)
+    if (W.second.Job && W.second.Client == Client && !W.second.Stopped) {
+      kill(W.first, SIGTERM);
+      W.second.Stopped = Clock::now();
+    }
+}
+
+// A new link, once it is known to be the user's own: greeted with the
+// service's process ID.
+void ServerLoop::accept() {
+  int Socket = accept4(Listening, nullptr, nullptr, SOCK_CLOEXEC);
+  if (Socket < 0)
+    return;
+  struct ucred Peer;
+  socklen_t Size = sizeof(Peer);
+  Reply Hello = {HelloID, {ForkServer::Status::Exited, int32_t(Self)}};
+  if (getsockopt(Socket, SOL_SOCKET, SO_PEERCRED, &Peer, &Size) != 0 ||
+      Peer.uid != geteuid() ||
+      send(Socket, &Hello, sizeof(Hello), MSG_NOSIGNAL) < 0) {
+    close(Socket);
+    return;
+  }
+  Clients[NextClient++] = {Socket};
+}
+
+// A service's timers: SIGKILL for the stopped jobs that outlast their grace,
+// closing the connections of links whose jobs have ended, and the end of an
+// idle service. Returns how long poll() may sleep, in milliseconds.
+int ServerLoop::serviceDuties() {
+  auto Now = Clock::now();
+  int Timeout = -1;
+  bool Running = false;
+  for (auto &W : Workers) {
+    Running |= W.second.Job.has_value();
+    if (!W.second.Stopped || W.second.Killed)
+      continue;
+    auto At = *W.second.Stopped + std::chrono::seconds(2);
+    if (Now < At) {
+      Timeout = sooner(Timeout, At, Now);
+      continue;
+    }
+    kill(W.first, SIGKILL);
+    W.second.Killed = true;
+  }
+  for (auto It = Clients.begin(); It != Clients.end();) {
+    unsigned ID = It->first;
+    bool HasJobs = any_of(Workers, [&](const auto &W) {
+      return W.second.Job && W.second.Client == ID;
+    });
+    if (It->second.HungUp && !HasJobs) {
+      close(It->second.Socket);
+      It = Clients.erase(It);
+    } else {
+      ++It;
+    }
+  }
+  if (!Clients.empty() || Running) {
+    LastWork = Now;
+  } else if (Now - LastWork >= IdleLimit) {
+    // No new link may connect to a service that is ending: the next one
+    // starts a service of its own.
+    Open = false;
+    close(Listening);
+    Listening = -1;
+  } else {
+    Timeout = sooner(Timeout, LastWork + IdleLimit, Now);
+  }
+  return Timeout;
+}
+
+void ServerLoop::serve(std::optional<pid_t> Distributor) {
   if (pipe2(Wake, O_CLOEXEC | O_NONBLOCK) != 0)
     _exit(1);
   ChildExitedFd = Wake[1];
@@ -356,13 +563,16 @@ void ServerLoop::serve(pid_t Distributor) {
   sigaction(SIGCHLD, &Action, nullptr);
   // Not `ulto dist`'s interrupt function, inherited: the server's own.
   sys::SetInterruptFunction(onStop);
-  if (!terminateWhenParentDies(Distributor))
+  if (Distributor && !terminateWhenParentDies(*Distributor))
     _exit(1);
 
   std::vector<char> Request(MaxRequestSize);
   std::vector<pollfd> Fds;
-  std::vector<pid_t> Polled;
-  std::optional<std::chrono::steady_clock::time_point> StopSince;
+  // What each of Fds is: a worker's process ID, a client, or the listening
+  // socket (Listen).
+  enum class Polled { Wake, Client, Listen, Worker };
+  std::vector<std::pair<Polled, int>> What;
+  std::optional<Clock::time_point> StopSince;
   size_t StopSteps = 0;
   if (Opts.JobsPerWorker > 1)
     for (unsigned I = 0; I != Opts.IdleWorkers; ++I)
@@ -370,8 +580,20 @@ void ServerLoop::serve(pid_t Distributor) {
         break; // The jobs fork their own.
   while (Open || !Workers.empty()) {
     int Timeout = -1;
+    if (Listening >= 0)
+      Timeout = serviceDuties();
     if (StopRequested) {
       Open = false; // Nothing new starts.
+      // A service's links run their remaining jobs themselves
+      // (LocalExecutor), the stopped ones again: they get no reply.
+      if (Service) {
+        for (auto &C : Clients)
+          close(C.second.Socket);
+        Clients.clear();
+        if (Listening >= 0)
+          close(Listening);
+        Listening = -1;
+      }
       if (Workers.empty())
         break;
       Timeout = stopWorkers(Workers, StopSince, StopSteps);
@@ -382,14 +604,23 @@ void ServerLoop::serve(pid_t Distributor) {
         if (!W.second.Job && W.second.Socket >= 0)
           closeSocket(W.second);
 
-    Fds.assign({{Wake[0], POLLIN, 0}, {Socket, POLLIN, 0}});
-    if (!Open)
-      Fds.pop_back();
-    Polled.clear();
+    Fds.assign({{Wake[0], POLLIN, 0}});
+    What.assign({{Polled::Wake, 0}});
+    if (Open) {
+      for (const auto &C : Clients)
+        if (!C.second.HungUp) {
+          Fds.push_back({C.second.Socket, POLLIN, 0});
+          What.push_back({Polled::Client, int(C.first)});
+        }
+      if (Listening >= 0) {
+        Fds.push_back({Listening, POLLIN, 0});
+        What.push_back({Polled::Listen, 0});
+      }
+    }
     for (const auto &W : Workers)
       if (W.second.Socket >= 0 && !W.second.HungUp) {
         Fds.push_back({W.second.Socket, POLLIN, 0});
-        Polled.push_back(W.first);
+        What.push_back({Polled::Worker, W.first});
       }
     if (poll(Fds.data(), Fds.size(), Timeout) < 0 && errno != EINTR)
       _exit(1);
@@ -397,21 +628,18 @@ void ServerLoop::serve(pid_t Distributor) {
     char Drain[64];
     while (read(Wake[0], Drain, sizeof(Drain)) > 0)
       ;
-    size_t FirstWorker = Open ? 2 : 1;
-    for (size_t I = 0; I != Polled.size(); ++I)
-      if (Fds[FirstWorker + I].revents)
-        readReply(Workers[Polled[I]]);
+    for (size_t I = 0; I != Fds.size(); ++I)
+      if (Fds[I].revents && What[I].first == Polled::Worker)
+        readReply(Workers[What[I].second]);
     reapWorkers();
-
-    if (!Open || !(Fds[1].revents & (POLLIN | POLLHUP)))
-      continue;
-    ssize_t Size = recv(Socket, Request.data(), Request.size(), 0);
-    if (Size <= 0) {
-      Open = false; // The distributor is done: finish the running jobs.
-      continue;
+    for (size_t I = 0; I != Fds.size() && Open; ++I) {
+      if (!(Fds[I].revents & (POLLIN | POLLHUP)))
+        continue;
+      if (What[I].first == Polled::Client)
+        readRequest(What[I].second, Request);
+      else if (What[I].first == Polled::Listen)
+        accept();
     }
-    if (Size > ssize_t(sizeof(uint64_t)) && Request[Size - 1] == '\0')
-      startJob(ArrayRef(Request.data(), Size));
   }
   _exit(0);
 }
@@ -476,8 +704,40 @@ Expected<std::unique_ptr<ForkServer>> ForkServer::start(const MainFn &Main) {
   return start(Main, Options());
 }
 
+Expected<std::unique_ptr<ForkServer>> ForkServer::connected(int Socket) {
+  // A service that is ending closes the connections it has not accepted:
+  // its greeting says it is not.
+  pollfd Fd = {Socket, POLLIN, 0};
+  Reply Hello;
+  if (poll(&Fd, 1, /*Milliseconds=*/2000) != 1 ||
+      recv(Socket, &Hello, sizeof(Hello), MSG_DONTWAIT) != sizeof(Hello) ||
+      Hello.ID != HelloID) {
+    close(Socket);
+    return createStringError("the worker service did not answer");
+  }
+  SmallString<256> Directory;
+  if (std::error_code EC = sys::fs::current_path(Directory)) {
+    close(Socket);
+    return createStringError(EC, "cannot tell the working directory: %s",
+                             EC.message().c_str());
+  }
+  std::string Where = (Directory + StringRef("\0", 1)).str();
+  if (const char *Pwd = getenv("PWD"))
+    Where += Pwd;
+  Where += '\0';
+  return std::unique_ptr<ForkServer>(
+      new ForkServer(Socket, Hello.Ended.Code, std::move(Where)));
+}
+
+void ForkServer::serve(int Listening, const MainFn &Main, const Options &Opts,
+                       std::chrono::milliseconds IdleLimit) {
+  ServerLoop(Listening, Main, Opts, IdleLimit).serve(std::nullopt);
+}
+
 ForkServer::~ForkServer() {
   close(Socket);
+  if (isService())
+    return;
   int WaitStatus;
   while (waitpid(Server, &WaitStatus, 0) < 0 && errno == EINTR)
     ;
@@ -492,6 +752,7 @@ ForkServer::Status ForkServer::run(ArrayRef<std::string> Argv,
     ID = NextID++;
   }
   memcpy(Request.data(), &ID, sizeof(ID));
+  Request += Directory;
   Request += OutputFile.str() + '\0';
   for (const std::string &Arg : Argv)
     Request += Arg + '\0';

@@ -13,10 +13,10 @@
 #include <cstdio>
 #include <dirent.h>
 #include <fcntl.h>
-#include <iterator>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
+#include <vector>
 
 using namespace llvm;
 
@@ -39,28 +39,33 @@ static void closeOnExecDescriptors() {
   closedir(Fds);
 }
 
-// The forked child: `ulto dist --await-command=FD --await-checks=CHECKS`
-// from the library, or, if it does not load, from a started `ulto`.
+// The forked child: `ulto dist --await-command=FD --await-checks=CHECKS` and
+// \p Options from the library, or, if it does not load, from a started
+// `ulto`.
 [[noreturn]] static void runForked(StringRef Library, StringRef Ulto, int FD,
-                                   int Checks) {
+                                   int Checks, ArrayRef<std::string> Options) {
   // What ps and top show, and a crash's stack dump: the child is the
   // distributor, not the linker.
   prctl(PR_SET_NAME, "ulto dist");
   std::string Await = (AwaitCommandOption + Twine(FD)).str();
   std::string AwaitChecks = (AwaitChecksOption + Twine(Checks)).str();
-  const char *Command[] = {"ulto", "dist", Await.c_str(), AwaitChecks.c_str()};
+  std::string Program = Ulto.str();
+  std::vector<const char *> Command = {Program.c_str(), "dist", Await.c_str(),
+                                       AwaitChecks.c_str()};
+  for (const std::string &Option : Options)
+    Command.push_back(Option.c_str());
   RestorePrettyStackState(nullptr);
-  PrettyStackTraceProgram Distributor(std::size(Command), Command);
+  PrettyStackTraceProgram Distributor(Command.size(), Command.data());
   closeOnExecDescriptors();
   std::string Error;
   sys::DynamicLibrary Loaded =
       sys::DynamicLibrary::getPermanentLibrary(Library.str().c_str(), &Error);
   auto *Entry = Loaded.isValid()
-                    ? reinterpret_cast<int (*)(int, int)>(
-                          Loaded.getAddressOfSymbol("ultoDistAwaitCommand"))
+                    ? reinterpret_cast<int (*)(int, const char *const *)>(
+                          Loaded.getAddressOfSymbol("ultoDistMain"))
                     : nullptr;
   if (Entry) {
-    int Code = Entry(FD, Checks);
+    int Code = Entry(Command.size() - 2, Command.data() + 2);
     // Not exit(): ld.ulto's static destructors and exit handlers are not
     // this process's.
     outs().flush();
@@ -69,21 +74,19 @@ static void closeOnExecDescriptors() {
     _exit(Code);
   }
   if (Error.empty())
-    Error = "it has no ultoDistAwaitCommand";
+    Error = "it has no ultoDistMain";
   writeMessage(errs(), "ld.ulto", MessageKind::Warning,
                "cannot load " + Library + ": " + Error + "; starting " + Ulto);
-  std::string Program = Ulto.str();
-  const char *Args[] = {Program.c_str(), "dist", Await.c_str(),
-                        AwaitChecks.c_str(), nullptr};
-  execv(Program.c_str(), const_cast<char **>(Args));
+  Command.push_back(nullptr);
+  execv(Program.c_str(), const_cast<char **>(Command.data()));
   writeMessage(errs(), "ld.ulto", MessageKind::Error,
                "cannot start " + Ulto + ": " + strerror(errno));
   _exit(127);
 }
 
 std::unique_ptr<EarlyDistributor>
-EarlyDistributor::start(StringRef Ulto, StringRef Attach,
-                        StringRef DistLibrary) {
+EarlyDistributor::start(StringRef Ulto, StringRef Attach, StringRef DistLibrary,
+                        ArrayRef<std::string> Options) {
   if (!sys::fs::can_execute(Ulto) || !sys::fs::can_execute(Attach))
     return nullptr;
   int Ends[2];
@@ -108,13 +111,14 @@ EarlyDistributor::start(StringRef Ulto, StringRef Attach,
     fflush(nullptr);
     pid_t Pid = fork();
     if (Pid == 0)
-      runForked(DistLibrary, Ulto, Ends[1], Checks[0]);
+      runForked(DistLibrary, Ulto, Ends[1], Checks[0], Options);
     Failed = Pid < 0;
     Process.Pid = Process.Process = Pid;
   } else if (!Failed) {
     std::string Await = (AwaitCommandOption + Twine(Ends[1])).str();
     std::string AwaitChecks = (AwaitChecksOption + Twine(Checks[0])).str();
-    StringRef Args[] = {Ulto, "dist", Await, AwaitChecks};
+    std::vector<StringRef> Args = {Ulto, "dist", Await, AwaitChecks};
+    Args.insert(Args.end(), Options.begin(), Options.end());
     Process = sys::ExecuteNoWait(Ulto, Args, /*Env=*/std::nullopt,
                                  /*Redirects=*/{}, /*MemoryLimit=*/0,
                                  /*ErrMsg=*/nullptr, &Failed);

@@ -33,6 +33,9 @@
 //   exact names, which carry the linker's process ID (linkerTemporaries()).
 //   A user's own objects never have such names. Nor under --save-temps,
 //   which keeps them on purpose.
+// - Jobs in a worker service, which is no process of the link: the
+//   interrupt function hangs up on the service (ServedJobs), which stops
+//   them, and waits for it to confirm; a link that dies hangs up by itself.
 //
 // Why the objects are not simply registered with sys::RemoveFileOnSignal:
 // LLVM removes its files before the interrupt function runs, while jobs and
@@ -127,6 +130,18 @@ public:
 private:
   int Slot = -1;
   bool MayStart = false;
+};
+
+/// A connection to a worker service (WorkerService.h) running this link's
+/// jobs, for the lifetime of the object: an interrupt shuts down its writing
+/// side, on which the service stops the link's jobs, and waits until the
+/// service has closed its end, that is until they have ended. One at a time.
+class ServedJobs {
+public:
+  explicit ServedJobs(int Socket);
+  ~ServedJobs();
+  ServedJobs(const ServedJobs &) = delete;
+  ServedJobs &operator=(const ServedJobs &) = delete;
 };
 
 /// Held while a job's object, its completed index shard or its cache entry is

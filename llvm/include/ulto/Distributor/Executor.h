@@ -18,6 +18,7 @@
 
 #include "llvm/ADT/StringRef.h"
 
+#include <atomic>
 #include <optional>
 #include <string>
 #include <vector>
@@ -113,7 +114,8 @@ class SlotPool;
 /// worker of \p Server when there is one (ForkServer.h), else a new process
 /// running the job's compiler; while it runs, the job holds one of \p Slots
 /// (SlotPool.h) when there is a pool. A job that clang's driver says crashed
-/// (CrashReport.h) ended by the signal it names.
+/// (CrashReport.h) ended by the signal it names. When \p Server is a worker
+/// service that has ended, the job runs in a new process.
 class LocalExecutor final : public Executor {
 public:
   explicit LocalExecutor(ForkServer *Server = nullptr,
@@ -125,11 +127,15 @@ public:
   /// the fork server answers as a clang-22 process does, without starting
   /// one.
   VersionProbe versionProbe() const;
+  /// The worker service that ran the jobs, if one did.
+  std::string report() const override;
 
 private:
   ForkServer *Server;
   SlotPool *Slots;
   CaptureFiles Captures;
+  /// Jobs run in new processes after the worker service ended.
+  std::atomic<unsigned> RunHere{0};
 };
 
 } // namespace ulto

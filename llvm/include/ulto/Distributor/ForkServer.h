@@ -21,6 +21,11 @@
 // (LLVM's pretty stack trace), and a crash its main function catches ends
 // the worker by the same signal (endChildBySignal).
 //
+// The same loop serves a user's links at once as a worker service
+// (WorkerService.h): its workers stay warm from one link to the next. A
+// service's job runs in its link's working directory; a link that hangs up
+// while its jobs run (interrupted, or dead) has them stopped.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef ULTO_DISTRIBUTOR_FORKSERVER_H
@@ -32,10 +37,12 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/Error.h"
 
+#include <chrono>
 #include <condition_variable>
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <sys/types.h>
 
@@ -64,6 +71,20 @@ public:
                                                            const Options &Opts);
   static llvm::Expected<std::unique_ptr<ForkServer>> start(const MainFn &Main);
 
+  /// The jobs of this link sent to a worker service over \p Socket, a
+  /// connection to it, once the service has greeted it; they run in this
+  /// process's working directory, and an interrupt stops them
+  /// (Cancellation.h). Takes \p Socket, even on failure.
+  static llvm::Expected<std::unique_ptr<ForkServer>> connected(int Socket);
+
+  /// Serves the links that connect to \p Listening, a listening socket of a
+  /// user's worker service, until none has connected or run a job for
+  /// \p IdleLimit, or a stop signal. Keeps Opts.IdleWorkers workers warm
+  /// between jobs. Must be called while the process has one thread.
+  [[noreturn]] static void serve(int Listening, const MainFn &Main,
+                                 const Options &Opts,
+                                 std::chrono::milliseconds IdleLimit);
+
   /// Stops the server once its running jobs have finished.
   ~ForkServer();
 
@@ -90,16 +111,26 @@ public:
   [[noreturn]] static void endChildBySignal(int Signal);
 
   /// The server's process. On SIGTERM, SIGINT or SIGHUP it stops its jobs
-  /// and ends; it ends, too, when the process that started it dies.
+  /// and ends; it ends, too, when the process that started it dies (a
+  /// service's, when it has been idle).
   pid_t process() const { return Server; }
+  /// Whether the server is a worker service, not this link's child.
+  bool isService() const { return Served.has_value(); }
 
 private:
   ForkServer(int Socket, pid_t Server, JobProcess Process)
       : Socket(Socket), Server(Server), Process(std::move(Process)) {}
+  ForkServer(int Socket, pid_t Server, std::string Directory)
+      : Socket(Socket), Server(Server), Directory(std::move(Directory)),
+        Served(std::in_place, Socket) {}
 
   int Socket;
   pid_t Server;
-  JobProcess Process;
+  std::optional<JobProcess> Process;
+  /// Where a service runs the jobs: the working directory, then $PWD, each
+  /// ending in NUL; two NULs for a server of this link's own.
+  std::string Directory = std::string(2, '\0');
+  std::optional<ServedJobs> Served;
   std::mutex SendMutex;
 
   // Replies come in any order: one waiting thread at a time reads them and

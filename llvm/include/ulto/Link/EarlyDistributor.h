@@ -23,24 +23,28 @@
 #ifndef ULTO_LINK_EARLYDISTRIBUTOR_H
 #define ULTO_LINK_EARLYDISTRIBUTOR_H
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Program.h"
 
 #include <atomic>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace ulto {
 
 class EarlyDistributor {
 public:
   /// Starts `ulto dist` waiting for its command from \p Attach: forked into
-  /// \p DistLibrary when that exists, else \p Ulto started. Null when
-  /// neither program can run, and lld is to start `ulto dist` itself. Call
-  /// while the process has one thread: it may fork.
-  static std::unique_ptr<EarlyDistributor> start(llvm::StringRef Ulto,
-                                                 llvm::StringRef Attach,
-                                                 llvm::StringRef DistLibrary);
+  /// \p DistLibrary when that exists, else \p Ulto started. \p Options are
+  /// the link's ulto dist options that choose its workers, which it needs
+  /// before the command. Null when neither program can run, and lld is to
+  /// start `ulto dist` itself. Call while the process has one thread: it may
+  /// fork.
+  static std::unique_ptr<EarlyDistributor>
+  start(llvm::StringRef Ulto, llvm::StringRef Attach,
+        llvm::StringRef DistLibrary, llvm::ArrayRef<std::string> Options = {});
   /// Closes ld.ulto's end and waits for `ulto dist`: after it has served
   /// the link, or at once when the link never ran its distributor.
   ~EarlyDistributor();

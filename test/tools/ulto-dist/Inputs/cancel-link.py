@@ -14,8 +14,10 @@
 # Then waits, for ten seconds at most, until no process of the link remains
 # (none names a file in LINKDIR) and LINKDIR holds the INPUTs only (with
 # --linker-keeps: no object); prints how the linker ended, what remains,
-# whether the INPUTs changed, and what the link printed. Whatever process
-# remains is killed afterwards.
+# whether the INPUTs changed, with --fifo-readers how many processes still
+# read the FIFO (a job in a worker service names no file in LINKDIR), and
+# what the link printed. With --fifo-readers, it first prints which programs
+# (their names, as ps shows them) read the FIFO. Whatever process remains is killed afterwards.
 import argparse
 import hashlib
 import os
@@ -32,6 +34,7 @@ parser.add_argument("--fifo")
 parser.add_argument("--started")
 parser.add_argument("--objects", type=int, default=0)
 parser.add_argument("--linker-keeps", action="store_true")
+parser.add_argument("--fifo-readers", action="store_true")
 parser.add_argument("inputs", nargs="+")
 args = parser.parse_args(sys.argv[1:split])
 linker = sys.argv[split + 1:]
@@ -91,6 +94,26 @@ def children(parent):
     return found
 
 
+def fifo_readers():
+    """The processes that have the FIFO open, but this one."""
+    fifo = os.path.abspath(args.fifo)
+    readers = set()
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit() or int(pid) == os.getpid():
+            continue
+        try:
+            fds = os.listdir("/proc/%s/fd" % pid)
+        except OSError:
+            continue
+        for fd in fds:
+            try:
+                if os.readlink("/proc/%s/fd/%s" % (pid, fd)) == fifo:
+                    readers.add(int(pid))
+            except OSError:
+                pass
+    return readers
+
+
 def objects():
     return len([name for name in os.listdir(linkdir)
                 if name.endswith(".native.o")])
@@ -126,6 +149,9 @@ if fifo is None:
     os.killpg(link.pid, signal.SIGKILL)
     sys.exit(1)
 
+if args.fifo_readers:
+    print("FIFO read by: " + ", ".join(sorted(set(
+        comm(pid) for pid in fifo_readers()))))
 if args.action == "kill-linker":
     link.kill()
 elif args.action == "term-dist":
@@ -151,6 +177,8 @@ while True:
 print("processes left: " + (", ".join(sorted(left.values())) or "none"))
 print("files left: " + " ".join(files))
 print("inputs: " + ("unchanged" if digests() == before else "changed"))
+if args.fifo_readers:
+    print("FIFO readers: %d" % len(fifo_readers()))
 for pid in left:
     os.kill(pid, signal.SIGKILL)
 if fifo >= 0:

@@ -1,0 +1,74 @@
+//===- WorkerService.h - Backend workers that outlive a link ----*- C++ -*-===//
+//
+// A link's own fork server (ForkServer.h) starts cold: each link loads
+// libclang-cpp, forks its server and workers, and their first jobs fault in
+// libLLVM's code and a fresh heap. On a small link that is most of what a
+// distributed link costs over lld's in-process backends (about 25 ms of CPU
+// on a two-module program). With `ulto dist --service`, the links of a user
+// send their local jobs to a worker service instead: a fork server of its
+// own, `ulto dist --serve-workers=NAME`, whose workers stay warm from one
+// link to the next. The first link that finds none starts one in the
+// background and runs its own jobs itself; the service ends after an idle
+// limit.
+//
+// A service runs a job as the link's own server would, so it serves only
+// links whose jobs would run the same in it. Its name, an abstract Unix
+// socket (scoped by the network namespace, gone with the process), is a
+// digest of what a job inherits from its process: user and groups; the
+// environment, except PWD (sent with each job, with the working directory)
+// and what names the caller's shell or make rather than the job (OLDPWD, _,
+// SHLVL, MAKEFLAGS, MFLAGS, MAKELEVEL); umask, resource limits, namespaces,
+// root, cgroup, CPU affinity, priority and personality; the code, that is
+// every file mapped executable into this process and the `ulto` that would
+// serve; and what the workers run with which options. A link that differs in
+// any of these gets a service of its own.
+//
+// Both ends check that the other is the same user (SO_PEERCRED). The service
+// is no process of the link's: it runs in a session of its own, in "/", with
+// /dev/null as its standard streams and no other descriptor of the link's,
+// so a build system that waits for a link's output pipe to close does not
+// wait for it. A link that hangs up with jobs running has them stopped
+// (Cancellation.h). A service that does not answer, or that ends in the
+// middle of a link, costs that link the warm workers, never a job: its jobs
+// run in the link itself (LocalExecutor).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ULTO_DISTRIBUTOR_WORKERSERVICE_H
+#define ULTO_DISTRIBUTOR_WORKERSERVICE_H
+
+#include "ulto/Distributor/ForkServer.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <memory>
+#include <string>
+
+namespace ulto {
+
+/// The name of the service that would run this process's jobs: the workers
+/// of `\p Ulto dist --serve-workers`, running \p Workers (what their main
+/// function runs, e.g. clang-22's driver at its path) with \p Opts.
+std::string workerServiceName(llvm::StringRef Ulto, llvm::StringRef Workers,
+                              const ForkServer::Options &Opts);
+
+/// This link's jobs sent to the service \p Name; null when no service has
+/// that name, an error when one does but cannot serve this link.
+llvm::Expected<std::unique_ptr<ForkServer>>
+connectToWorkerService(llvm::StringRef Name);
+
+/// Starts `\p Ulto dist --serve-workers=\p Name` with \p Options in the
+/// background, detached from this process, and returns at once. Must be
+/// called while the process has one thread.
+llvm::Error startWorkerService(llvm::StringRef Ulto, llvm::StringRef Name,
+                               llvm::ArrayRef<std::string> Options);
+
+/// A socket listening under \p Name, for the service; -1 when another
+/// process listens under it already.
+llvm::Expected<int> listenAsWorkerService(llvm::StringRef Name);
+
+} // namespace ulto
+
+#endif // ULTO_DISTRIBUTOR_WORKERSERVICE_H

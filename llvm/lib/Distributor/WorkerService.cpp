@@ -1,0 +1,297 @@
+//===- WorkerService.cpp - Backend workers that outlive a link ------------===//
+
+#include "ulto/Distributor/WorkerService.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/BLAKE3.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/personality.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+#include <vector>
+
+extern char **environ;
+
+using namespace llvm;
+
+namespace ulto {
+
+namespace {
+
+// What the digest is fed, each piece length-prefixed so that no two
+// sequences of pieces read alike.
+class Identity {
+public:
+  void add(StringRef Piece) {
+    uint64_t Size = Piece.size();
+    Hasher.update(
+        ArrayRef(reinterpret_cast<const uint8_t *>(&Size), sizeof(Size)));
+    Hasher.update(Piece);
+  }
+  template <typename T> void addValue(const T &Value) {
+    add(StringRef(reinterpret_cast<const char *>(&Value), sizeof(Value)));
+  }
+  void addFile(StringRef Path) {
+    ErrorOr<std::unique_ptr<MemoryBuffer>> Text =
+        MemoryBuffer::getFileAsStream(Path);
+    add(Text ? (*Text)->getBuffer() : StringRef("?"));
+  }
+  std::string hex() { return toHex(Hasher.final(), /*LowerCase=*/true); }
+
+private:
+  BLAKE3 Hasher;
+};
+
+// Variables that name the caller's shell or make, not anything a job reads.
+bool isShellState(StringRef Name) {
+  return is_contained(
+      {"PWD", "OLDPWD", "_", "SHLVL", "MAKEFLAGS", "MFLAGS", "MAKELEVEL"},
+      Name);
+}
+
+void addEnvironment(Identity &Id) {
+  std::vector<StringRef> Variables;
+  for (char **Entry = environ; *Entry; ++Entry)
+    if (!isShellState(StringRef(*Entry).split('=').first))
+      Variables.push_back(*Entry);
+  llvm::sort(Variables);
+  Id.addValue(Variables.size());
+  for (StringRef Variable : Variables)
+    Id.add(Variable);
+}
+
+void addCredentials(Identity &Id) {
+  Id.addValue(getuid());
+  Id.addValue(geteuid());
+  Id.addValue(getgid());
+  Id.addValue(getegid());
+  int Count = getgroups(0, nullptr);
+  std::vector<gid_t> Groups(std::max(Count, 0));
+  Count = getgroups(Groups.size(), Groups.data());
+  Groups.resize(std::max(Count, 0));
+  Id.add(StringRef(reinterpret_cast<const char *>(Groups.data()),
+                   Groups.size() * sizeof(gid_t)));
+}
+
+void addLimits(Identity &Id) {
+  for (int Resource = 0; Resource != RLIM_NLIMITS; ++Resource) {
+    struct rlimit Limit = {0, 0};
+    getrlimit(__rlimit_resource(Resource), &Limit);
+    Id.addValue(Limit.rlim_cur);
+    Id.addValue(Limit.rlim_max);
+  }
+}
+
+// Namespaces, root, cgroup, affinity, priority, personality, umask.
+void addPlacement(Identity &Id) {
+  for (const char *Kind : {"cgroup", "ipc", "mnt", "net", "pid",
+                           "pid_for_children", "time", "user", "uts"}) {
+    char Target[64] = {};
+    std::string Link = std::string("/proc/self/ns/") + Kind;
+    ssize_t Size = readlink(Link.c_str(), Target, sizeof(Target) - 1);
+    Id.add(Size > 0 ? StringRef(Target, Size) : StringRef("?"));
+  }
+  struct stat Root = {};
+  stat("/", &Root);
+  Id.addValue(Root.st_dev);
+  Id.addValue(Root.st_ino);
+  Id.addFile("/proc/self/cgroup");
+  cpu_set_t CPUs;
+  CPU_ZERO(&CPUs);
+  sched_getaffinity(0, sizeof(CPUs), &CPUs);
+  Id.addValue(CPUs);
+  errno = 0;
+  Id.addValue(getpriority(PRIO_PROCESS, 0));
+  Id.addValue(personality(0xffffffff));
+  Id.addValue(prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0));
+  // The umask, from the kernel: umask() would change it to read it.
+  ErrorOr<std::unique_ptr<MemoryBuffer>> Status =
+      MemoryBuffer::getFileAsStream("/proc/self/status");
+  StringRef Umask = "?";
+  if (Status)
+    Umask = (*Status)->getBuffer().split("\nUmask:").second.split('\n').first;
+  Id.add(Umask.trim());
+}
+
+// Every file mapped executable: the program and its libraries, whatever
+// loaded them. Its device and inode change when it is rebuilt or upgraded.
+void addCode(Identity &Id) {
+  ErrorOr<std::unique_ptr<MemoryBuffer>> Maps =
+      MemoryBuffer::getFileAsStream("/proc/self/maps");
+  if (!Maps) {
+    Id.add("?");
+    return;
+  }
+  SmallVector<StringRef, 0> Lines;
+  (*Maps)->getBuffer().split(Lines, '\n', -1, /*KeepEmpty=*/false);
+  // Address order, which varies from run to run.
+  std::vector<std::string> Files;
+  for (StringRef Line : Lines) {
+    // address perms offset dev inode path
+    SmallVector<StringRef, 6> Fields;
+    Line.split(Fields, ' ', /*MaxSplit=*/5, /*KeepEmpty=*/false);
+    if (Fields.size() == 6 && Fields[1].contains('x') && Fields[4] != "0")
+      Files.push_back(
+          (Fields[3] + " " + Fields[4] + " " + Fields[5].trim()).str());
+  }
+  llvm::sort(Files);
+  Files.erase(std::unique(Files.begin(), Files.end()), Files.end());
+  Id.addValue(Files.size());
+  for (const std::string &File : Files)
+    Id.add(File);
+}
+
+void addProgram(Identity &Id, StringRef Path) {
+  struct stat File = {};
+  if (stat(Path.str().c_str(), &File) != 0) {
+    Id.add("?");
+    return;
+  }
+  Id.addValue(File.st_dev);
+  Id.addValue(File.st_ino);
+  Id.addValue(File.st_size);
+  Id.addValue(File.st_mtim);
+}
+
+// A socket that \p Attach (connect or bind) has attached to the abstract
+// address \p Name (a NUL, then the name); -1 with errno set if it failed.
+int socketAt(StringRef Name, int (*Attach)(int, const sockaddr *, socklen_t)) {
+  int Socket = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+  if (Socket < 0)
+    return -1;
+  sockaddr_un Address;
+  memset(&Address, 0, sizeof(Address));
+  Address.sun_family = AF_UNIX;
+  size_t Size = std::min(Name.size(), sizeof(Address.sun_path) - 1);
+  memcpy(Address.sun_path + 1, Name.data(), Size);
+  if (Attach(Socket, reinterpret_cast<sockaddr *>(&Address),
+             offsetof(sockaddr_un, sun_path) + 1 + Size) != 0) {
+    int Error = errno;
+    close(Socket);
+    errno = Error;
+    return -1;
+  }
+  return Socket;
+}
+
+Error systemError(const Twine &What) {
+  int Error = errno;
+  return createStringError(std::error_code(Error, std::generic_category()),
+                           "%s: %s", What.str().c_str(), strerror(Error));
+}
+
+} // namespace
+
+std::string workerServiceName(StringRef Ulto, StringRef Workers,
+                              const ForkServer::Options &Opts) {
+  Identity Id;
+  Id.add("ulto worker service 1");
+  addCredentials(Id);
+  addEnvironment(Id);
+  addLimits(Id);
+  addPlacement(Id);
+  addCode(Id);
+  addProgram(Id, Ulto);
+  Id.add(Ulto);
+  Id.add(Workers);
+  Id.addValue(Opts.JobsPerWorker);
+  Id.addValue(Opts.WorkerMemory);
+  return "ulto-workers-" + std::to_string(geteuid()) + "-" +
+         Id.hex().substr(0, 32);
+}
+
+Expected<std::unique_ptr<ForkServer>> connectToWorkerService(StringRef Name) {
+  int Socket = socketAt(Name, connect);
+  if (Socket < 0) {
+    if (errno == ECONNREFUSED || errno == ENOENT)
+      return nullptr;
+    return systemError("cannot reach the worker service");
+  }
+  struct ucred Peer;
+  socklen_t PeerSize = sizeof(Peer);
+  if (getsockopt(Socket, SOL_SOCKET, SO_PEERCRED, &Peer, &PeerSize) != 0) {
+    Error E = systemError("cannot reach the worker service");
+    close(Socket);
+    return std::move(E);
+  }
+  if (Peer.uid != geteuid()) {
+    close(Socket);
+    return createStringError("the worker service's name is held by process "
+                             "%d of another user",
+                             int(Peer.pid));
+  }
+  return ForkServer::connected(Socket);
+}
+
+Error startWorkerService(StringRef Ulto, StringRef Name,
+                         ArrayRef<std::string> Options) {
+  std::string Program = Ulto.str();
+  std::string Serve = ("--serve-workers=" + Name).str();
+  std::vector<char *> Argv = {const_cast<char *>("ulto"),
+                              const_cast<char *>("dist"), Serve.data()};
+  for (const std::string &Option : Options)
+    Argv.push_back(const_cast<char *>(Option.c_str()));
+  Argv.push_back(nullptr);
+
+  posix_spawn_file_actions_t Actions;
+  posix_spawnattr_t Attributes;
+  posix_spawn_file_actions_init(&Actions);
+  posix_spawnattr_init(&Attributes);
+  for (int FD : {0, 1, 2})
+    posix_spawn_file_actions_addopen(&Actions, FD, "/dev/null",
+                                     FD ? O_WRONLY : O_RDONLY, 0);
+  posix_spawn_file_actions_addchdir_np(&Actions, "/");
+  posix_spawn_file_actions_addclosefrom_np(&Actions, 3);
+  // A session of its own, which no terminal's Ctrl-C reaches, with the
+  // signals a process normally starts with.
+  sigset_t None, All;
+  sigemptyset(&None);
+  sigfillset(&All);
+  posix_spawnattr_setsigmask(&Attributes, &None);
+  posix_spawnattr_setsigdefault(&Attributes, &All);
+  posix_spawnattr_setflags(&Attributes, POSIX_SPAWN_SETSID |
+                                            POSIX_SPAWN_SETSIGMASK |
+                                            POSIX_SPAWN_SETSIGDEF);
+  pid_t Pid;
+  int Result = posix_spawn(&Pid, Program.c_str(), &Actions, &Attributes,
+                           Argv.data(), environ);
+  posix_spawn_file_actions_destroy(&Actions);
+  posix_spawnattr_destroy(&Attributes);
+  if (Result != 0) {
+    errno = Result;
+    return systemError("cannot start the worker service " + Ulto);
+  }
+  return Error::success();
+}
+
+Expected<int> listenAsWorkerService(StringRef Name) {
+  int Socket = socketAt(Name, bind);
+  if (Socket < 0) {
+    if (errno == EADDRINUSE)
+      return -1;
+    return systemError("cannot bind the worker service's socket");
+  }
+  if (listen(Socket, SOMAXCONN) != 0) {
+    Error E = systemError("cannot listen on the worker service's socket");
+    close(Socket);
+    return std::move(E);
+  }
+  return Socket;
+}
+
+} // namespace ulto

@@ -1,0 +1,283 @@
+//===- WorkerServiceTest.cpp - Backend workers that outlive a link --------===//
+//
+// The services here are forks of the test, serving a stand-in compiler under
+// a name of the test's own.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ulto/Distributor/WorkerService.h"
+
+#include "Common/ErrorText.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FileUtilities.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Testing/Support/SupportHelpers.h"
+#include "gtest/gtest.h"
+
+#include <chrono>
+#include <csignal>
+#include <cstdlib>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+
+using namespace llvm;
+using namespace ulto;
+using namespace ulto::test;
+
+namespace {
+
+// A stand-in compiler: "where" prints its process, directory and $PWD;
+// "sleep" prints its process, then sleeps.
+int fakeMain(ArrayRef<const char *> Argv) {
+  SmallString<256> Directory;
+  sys::fs::current_path(Directory);
+  outs() << getpid() << "\n";
+  if (Argv.size() == 2 && StringRef(Argv[1]) == "sleep") {
+    outs().flush();
+    sleep(60);
+    return 1;
+  }
+  const char *Pwd = getenv("PWD");
+  outs() << Directory << "\n" << (Pwd ? Pwd : "(none)") << "\n";
+  return 0;
+}
+
+std::string uniqueName() {
+  static int Count = 0;
+  return "ulto-test-" + std::to_string(getpid()) + "-" +
+         std::to_string(Count++);
+}
+
+// A service forked from the test, in "/", as a started one would be.
+struct Service {
+  std::string Name = uniqueName();
+  pid_t Pid = -1;
+
+  explicit Service(
+      std::chrono::milliseconds IdleLimit = std::chrono::seconds(30)) {
+    Expected<int> Listening = listenAsWorkerService(Name);
+    EXPECT_EQ(errorText(Listening), "");
+    if (!Listening)
+      return;
+    Pid = fork();
+    if (Pid == 0) {
+      if (chdir("/") != 0)
+        _exit(1);
+      ForkServer::Options Opts;
+      Opts.IdleWorkers = 1;
+      ForkServer::serve(*Listening, fakeMain, Opts, IdleLimit);
+    }
+    close(*Listening);
+  }
+  ~Service() {
+    if (Pid > 0) {
+      kill(Pid, SIGKILL);
+      waitpid(Pid, nullptr, 0);
+    }
+  }
+  // How it ended, within \p Seconds; -1 if it has not.
+  int waitStatus(int Seconds) {
+    for (int Waited = 0; Waited < Seconds * 100; ++Waited) {
+      int Status;
+      if (waitpid(Pid, &Status, WNOHANG) == Pid) {
+        Pid = -1;
+        return Status;
+      }
+      usleep(10000);
+    }
+    return -1;
+  }
+};
+
+std::unique_ptr<ForkServer> connect(const Service &S) {
+  Expected<std::unique_ptr<ForkServer>> Link = connectToWorkerService(S.Name);
+  EXPECT_EQ(errorText(Link), "");
+  if (!Link)
+    return nullptr;
+  EXPECT_TRUE(*Link);
+  return std::move(*Link);
+}
+
+struct Ended {
+  ForkServer::Status Status;
+  std::vector<std::string> Lines;
+};
+
+Ended run(ForkServer &Link, std::vector<std::string> Argv) {
+  SmallString<128> OutputFile;
+  EXPECT_FALSE(sys::fs::createTemporaryFile("service", "txt", OutputFile));
+  FileRemover Remover(OutputFile);
+  Ended Result = {Link.run(Argv, OutputFile), {}};
+  if (ErrorOr<std::unique_ptr<MemoryBuffer>> Output =
+          MemoryBuffer::getFile(OutputFile, /*IsText=*/true)) {
+    SmallVector<StringRef, 4> Lines;
+    (*Output)->getBuffer().split(Lines, '\n', -1, /*KeepEmpty=*/false);
+    for (StringRef Line : Lines)
+      Result.Lines.push_back(Line.str());
+  }
+  return Result;
+}
+
+// Runs the rest of the test in \p Directory, with $PWD naming it.
+struct InDirectory {
+  SmallString<256> Before;
+  std::optional<std::string> Pwd;
+  explicit InDirectory(StringRef Directory) {
+    sys::fs::current_path(Before);
+    if (const char *Old = getenv("PWD"))
+      Pwd = Old;
+    EXPECT_FALSE(sys::fs::set_current_path(Directory));
+    setenv("PWD", Directory.str().c_str(), 1);
+  }
+  ~InDirectory() {
+    EXPECT_FALSE(sys::fs::set_current_path(Before));
+    if (Pwd)
+      setenv("PWD", Pwd->c_str(), 1);
+    else
+      unsetenv("PWD");
+  }
+};
+
+TEST(WorkerServiceTest, TheNameFollowsWhatJobsInherit) {
+  ForkServer::Options Opts;
+  std::string Name = workerServiceName("/no/ulto", "clang", Opts);
+  EXPECT_TRUE(StringRef(Name).starts_with("ulto-workers-" +
+                                          std::to_string(geteuid()) + "-"));
+  EXPECT_EQ(workerServiceName("/no/ulto", "clang", Opts), Name);
+  // What the jobs read.
+  setenv("ULTO_TEST_VARIABLE", "1", 1);
+  EXPECT_NE(workerServiceName("/no/ulto", "clang", Opts), Name);
+  unsetenv("ULTO_TEST_VARIABLE");
+  mode_t Mask = umask(077);
+  EXPECT_NE(workerServiceName("/no/ulto", "clang", Opts), Name);
+  umask(Mask);
+  EXPECT_NE(workerServiceName("/no/ulto", "other", Opts), Name);
+  EXPECT_NE(workerServiceName("/other/ulto", "clang", Opts), Name);
+  ForkServer::Options OneJobEach;
+  OneJobEach.JobsPerWorker = 1;
+  EXPECT_NE(workerServiceName("/no/ulto", "clang", OneJobEach), Name);
+  // What names the caller's shell, or comes with each job.
+  const char *Pwd = getenv("PWD");
+  std::string Saved = Pwd ? Pwd : "";
+  setenv("PWD", "/elsewhere", 1);
+  setenv("SHLVL", "7", 1);
+  EXPECT_EQ(workerServiceName("/no/ulto", "clang", Opts), Name);
+  if (Pwd)
+    setenv("PWD", Saved.c_str(), 1);
+  else
+    unsetenv("PWD");
+  EXPECT_EQ(workerServiceName("/no/ulto", "clang", Opts), Name);
+}
+
+TEST(WorkerServiceTest, NoneServesAnUnknownName) {
+  Expected<std::unique_ptr<ForkServer>> Link =
+      connectToWorkerService(uniqueName());
+  ASSERT_EQ(errorText(Link), "");
+  EXPECT_FALSE(*Link);
+}
+
+TEST(WorkerServiceTest, OneServiceListensUnderAName) {
+  std::string Name = uniqueName();
+  Expected<int> First = listenAsWorkerService(Name);
+  ASSERT_EQ(errorText(First), "");
+  ASSERT_GE(*First, 0);
+  Expected<int> Second = listenAsWorkerService(Name);
+  ASSERT_EQ(errorText(Second), "");
+  EXPECT_EQ(*Second, -1);
+  close(*First);
+}
+
+// Each link's jobs run in its directory, with its $PWD, in warm workers that
+// outlive the link.
+TEST(WorkerServiceTest, JobsRunInTheirLinksDirectoryInWarmWorkers) {
+  Service S;
+  unittest::TempDir Dir("service", /*Unique=*/true);
+  SmallString<256> Real;
+  ASSERT_FALSE(sys::fs::real_path(Dir.path(), Real));
+  InDirectory In(Real);
+
+  std::unique_ptr<ForkServer> First = connect(S);
+  ASSERT_TRUE(First);
+  EXPECT_TRUE(First->isService());
+  EXPECT_EQ(First->process(), S.Pid);
+  Ended A = run(*First, {"cc", "where"});
+  EXPECT_EQ(A.Status.Kind, ForkServer::Status::Exited);
+  EXPECT_EQ(A.Status.Code, 0);
+  ASSERT_EQ(A.Lines.size(), 3u);
+  EXPECT_EQ(A.Lines[1], Real.str());
+  EXPECT_EQ(A.Lines[2], Real.str());
+  First.reset();
+
+  std::unique_ptr<ForkServer> Second = connect(S);
+  ASSERT_TRUE(Second);
+  Ended B = run(*Second, {"cc", "where"});
+  ASSERT_EQ(B.Lines.size(), 3u);
+  EXPECT_EQ(B.Lines[0], A.Lines[0]); // The same worker.
+  EXPECT_NE(B.Lines[0], std::to_string(S.Pid));
+}
+
+TEST(WorkerServiceTest, AnIdleServiceEnds) {
+  Service S(std::chrono::milliseconds(100));
+  {
+    std::unique_ptr<ForkServer> Link = connect(S);
+    ASSERT_TRUE(Link);
+    EXPECT_EQ(run(*Link, {"cc", "where"}).Status.Code, 0);
+  }
+  int Status = S.waitStatus(/*Seconds=*/10);
+  ASSERT_NE(Status, -1);
+  EXPECT_TRUE(WIFEXITED(Status));
+  EXPECT_EQ(WEXITSTATUS(Status), 0);
+}
+
+// A link that dies while its job runs has it stopped; the service goes on.
+TEST(WorkerServiceTest, ALinkThatHangsUpHasItsJobsStopped) {
+  Service S;
+  SmallString<128> OutputFile;
+  ASSERT_FALSE(sys::fs::createTemporaryFile("service", "txt", OutputFile));
+  FileRemover Remover(OutputFile);
+  pid_t Link = fork();
+  if (Link == 0) {
+    Expected<std::unique_ptr<ForkServer>> Connected =
+        connectToWorkerService(S.Name);
+    if (Connected && *Connected)
+      (*Connected)->run({"cc", "sleep"}, OutputFile);
+    _exit(0);
+  }
+  pid_t Job = 0;
+  for (int Waited = 0; Waited < 1000 && !Job; ++Waited) {
+    usleep(10000);
+    ErrorOr<std::unique_ptr<MemoryBuffer>> Output =
+        MemoryBuffer::getFile(OutputFile);
+    if (Output)
+      StringRef((*Output)->getBuffer()).trim().getAsInteger(10, Job);
+  }
+  ASSERT_GT(Job, 0);
+  kill(Link, SIGKILL);
+  waitpid(Link, nullptr, 0);
+  bool Stopped = false;
+  for (int Waited = 0; Waited < 500 && !Stopped; ++Waited) {
+    usleep(10000);
+    Stopped = kill(Job, 0) != 0;
+  }
+  EXPECT_TRUE(Stopped);
+  std::unique_ptr<ForkServer> Next = connect(S);
+  ASSERT_TRUE(Next);
+  EXPECT_EQ(run(*Next, {"cc", "where"}).Status.Code, 0);
+}
+
+// The link runs its jobs itself then (LocalExecutor).
+TEST(WorkerServiceTest, AServiceThatEndedStartsNoJob) {
+  Service S;
+  std::unique_ptr<ForkServer> Link = connect(S);
+  ASSERT_TRUE(Link);
+  kill(S.Pid, SIGKILL);
+  ASSERT_NE(S.waitStatus(/*Seconds=*/10), -1);
+  EXPECT_EQ(run(*Link, {"cc", "where"}).Status.Kind,
+            ForkServer::Status::NotForked);
+}
+
+} // namespace
