@@ -207,9 +207,9 @@ def snapshot(src: Path, dest: Path, names: Sequence[str]) -> Path:
     bytes src holds after the copy and to start: the build directories are
     rebuilt by others, and a rebuild during a run must not mix versions or
     break a link. ld.ulto runs the ulto (and ulto-dist-attach) next to it,
-    so the copies work together; ulto's libraries (remote execution, and
-    the distributor ld.ulto forks into) go to dest/lib/ulto, where the
-    copies look for them."""
+    so the copies work together; ulto's libraries (remote execution, the
+    distributor ld.ulto forks into and its workers' code) go to
+    dest/lib/ulto, where the copies look for them."""
     shutil.rmtree(dest, ignore_errors=True)
     copies = [(src / name, dest / "bin" / name) for name in names]
     plugin = Path("lib") / "ulto" / "libUltoRemote.so"
@@ -220,9 +220,11 @@ def snapshot(src: Path, dest: Path, names: Sequence[str]) -> Path:
     # starts ulto dist without it.
     if "ld.ulto" in names and (src / "ulto-dist-attach").exists():
         copies.append((src / "ulto-dist-attach", dest / "bin" / "ulto-dist-attach"))
-    forked = Path("lib") / "ulto" / "libUltoDist.so"
-    if "ld.ulto" in names and (src.parent / forked).exists():
-        copies.append((src.parent / forked, dest / forked))
+    # With the workers' code it loads to start a fork server.
+    for library in ("libUltoDist.so", "libUltoClangWorkers.so"):
+        forked = Path("lib") / "ulto" / library
+        if "ld.ulto" in names and (src.parent / forked).exists():
+            copies.append((src.parent / forked, dest / forked))
     for source, copy in copies:
         copy.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(source, copy)  # a symlink's target, under its own name

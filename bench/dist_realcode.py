@@ -13,6 +13,10 @@ relinks it, through clang-22's driver, in three configurations:
                       workers
   ulto-dist-per-job   the same with --dist-jobs-per-process=1: a new compiler
                       process per backend job
+  ulto-dist-service   ulto-dist with --dist-service: the jobs run in a worker
+                      service of this run, started by its first link and kept
+                      warm across links; its CPU is counted with each link's
+                      (read from /proc), and it is stopped at the end
 
 One untimed warm-up link per executable and configuration, then --rounds
 rounds, each linking every executable in every configuration, the order of
@@ -24,7 +28,8 @@ every executable's link per round.
 
 Checks: every relinked binary exists; ulto-dist's binary is compared byte for
 byte with lld-thin's (reported, not fatal) and with ulto-dist-per-job's (must
-be identical: how many jobs a process runs may not change an object).
+be identical: how many jobs a process runs may not change an object), and so
+must ulto-dist-service's (where the workers live may not either).
 """
 
 import argparse
@@ -58,7 +63,9 @@ BENCHMARKS = "MultiSource/Benchmarks"
 PROGRAMS = ["ASC_Sequoia", "DOE-ProxyApps-C", "DOE-ProxyApps-C++", "Fhourstones-3.1",
             "McCat", "Olden", "PAQ8p", "Prolangs-C++", "Ptrdist", "Rodinia", "SciMark2-C",
             "TSVC", "mediabench", "nbench", "sim"]
-CONFIGS = ["lld-thin", "ulto-dist", "ulto-dist-per-job"]
+CONFIGS = ["lld-thin", "ulto-dist", "ulto-dist-per-job", "ulto-dist-service"]
+# Must give ulto-dist's binaries, byte for byte.
+SAME_AS_ULTO_DIST = ["ulto-dist-per-job", "ulto-dist-service"]
 BASELINE = "lld-thin"
 FLAGS = "-O2 -flto=thin -funified-lto"
 
@@ -277,6 +284,8 @@ def config_options(config: str, args: argparse.Namespace) -> List[str]:
             "-Wl,--lto=distributed", f"-Wl,--dist-jobs={args.jobs}", "-Wl,--no-dist-cache"]
     if config == "ulto-dist-per-job":
         dist.append("-Wl,--dist-jobs-per-process=1")
+    if config == "ulto-dist-service":
+        dist.append("-Wl,--dist-service")
     return dist
 
 
@@ -301,8 +310,13 @@ def link_once(target: Target, config: str, args: argparse.Namespace) -> dict:
     out = output_of(target, config, args)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.unlink(missing_ok=True)
+    served = config == "ulto-dist-service"
+    before = args.services.cpu() if served else 0.0
     cpu, wall, stderr = link_bench.timed_run(argv, f"link {target.short} [{config}]",
-                                             target.cwd)
+                                             target.cwd,
+                                             args.services.env if served else None)
+    if served:
+        cpu += args.services.cpu() - before
     if not out.is_file() or out.stat().st_size == 0:
         raise LinkError(f"link {target.short} [{config}] exited 0 but {out} is missing "
                         f"or empty:\n  {shlex.join(argv)}\n{stderr}")
@@ -324,7 +338,7 @@ def link_once(target: Target, config: str, args: argparse.Namespace) -> dict:
 class Run:
     """What the rounds found besides timings."""
     problems: List[str] = field(default_factory=list)   # failed links; the run goes on
-    errors: List[str] = field(default_factory=list)     # ulto-dist != per-job binaries
+    errors: List[str] = field(default_factory=list)     # ulto-dist != per-job, service
     messages: Dict[str, List[str]] = field(default_factory=dict)  # other stderr lines
     others_cpu: List[float] = field(default_factory=list)  # per round
 
@@ -354,13 +368,15 @@ def link_all(target: Target, configs: List[str], args: argparse.Namespace, run: 
                 seen.append(line)
                 print(f"  [{target.short} {config} stderr] {line}", flush=True)
     out = {c: output_of(target, c, args) for c in configs}
-    if "ulto-dist" in out and "ulto-dist-per-job" in out and \
-            not filecmp.cmp(out["ulto-dist"], out["ulto-dist-per-job"], shallow=False):
-        keep = out["ulto-dist-per-job"].with_name(out["ulto-dist-per-job"].name + f".{label}")
-        shutil.copyfile(out["ulto-dist-per-job"], keep)
-        msg = (f"{label}: {target.short}: ulto-dist and ulto-dist-per-job binaries differ: "
+    for other in SAME_AS_ULTO_DIST:
+        if "ulto-dist" not in out or other not in out or \
+                filecmp.cmp(out["ulto-dist"], out[other], shallow=False):
+            continue
+        keep = out[other].with_name(out[other].name + f".{label}")
+        shutil.copyfile(out[other], keep)
+        msg = (f"{label}: {target.short}: ulto-dist and {other} binaries differ: "
                f"{out['ulto-dist']} vs {keep}\n  "
-               f"{shlex.join(relink_argv(target, 'ulto-dist-per-job', args))}")
+               f"{shlex.join(relink_argv(target, other, args))}")
         run.errors.append(msg)
         print(f"  ERROR {msg}", flush=True)
     if "ulto-dist" in out and BASELINE in out:
@@ -379,8 +395,9 @@ def run_rounds(targets: List[Target], args: argparse.Namespace) -> Run:
     for r in range(args.rounds):
         order = compile_bench.rotated(args.configs, r)
         print(f"round {r + 1}/{args.rounds}: {' '.join(order)}", flush=True)
-        # What else ran on the machine meanwhile: its busy CPU less ours.
-        machine, ours = remote_bench.machine_cpu(), own_cpu()
+        # What else ran on the machine meanwhile: its busy CPU less ours and
+        # our worker services'.
+        machine, ours = remote_bench.machine_cpu(), own_cpu() + args.services.cpu()
         for target in targets:
             if target.failed:
                 continue
@@ -394,7 +411,8 @@ def run_rounds(targets: List[Target], args: argparse.Namespace) -> Run:
             print(f"  {target.short:42} " + "  ".join(
                 f"{c} {results[c]['wall']:6.2f}/{results[c]['cpu']:6.2f}"
                 for c in args.configs), flush=True)
-        others = (remote_bench.machine_cpu() - machine) - (own_cpu() - ours)
+        others = (remote_bench.machine_cpu() - machine) - (
+            own_cpu() + args.services.cpu() - ours)
         run.others_cpu.append(others)
         print(f"  others' CPU on the machine during round {r + 1}: {others:.1f} s", flush=True)
     return run
@@ -571,9 +589,14 @@ def benchmark(args: argparse.Namespace) -> Tuple[dict, str]:
     link_bench.fresh_own_dir(args.relink_dir, "--relink-dir",
                              mine=args.relink_dir == args.build / "relink")
     runtime = set_link_environment(args)
+    # After the environment: the services' names depend on it.
+    args.services = link_bench.WorkerServices()
 
     start = time.perf_counter()
-    run = run_rounds(targets, args)
+    try:
+        run = run_rounds(targets, args)
+    finally:
+        args.services.stop()
     elapsed = time.perf_counter() - start
     if runtime is not None:
         shutil.rmtree(runtime, ignore_errors=True)

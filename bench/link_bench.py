@@ -27,6 +27,7 @@ import json
 import os
 import shlex
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -161,14 +162,62 @@ def linker_argv(config: LinkConfig, inputs: Inputs, thinlto_jobs: int,
     return shlex.split(lines[0])
 
 
-def timed_run(argv: List[str], what: str,
-              cwd: Optional[Path] = None) -> Tuple[float, float, str]:
-    """Run argv (in cwd); returns (CPU s of it and every descendant it waited
-    for, wall s, its stderr)."""
+class WorkerServices:
+    """The worker services (`ulto dist --service`) of one benchmark run: the
+    `ulto workers` processes whose environment has ULTO_BENCH_SERVICE=<this
+    run's tag>, which links run with env. Their CPU is no link's child's, so
+    timed_run cannot see it: cpu() reads it from /proc."""
+
+    def __init__(self) -> None:
+        self.tag = f"{os.getpid()}-{time.time_ns()}"
+        self.env = dict(os.environ, ULTO_BENCH_SERVICE=self.tag)
+
+    def processes(self) -> List[int]:
+        mark = f"ULTO_BENCH_SERVICE={self.tag}".encode()
+        found = []
+        for pid in filter(str.isdigit, os.listdir("/proc")):
+            try:
+                if Path(f"/proc/{pid}/comm").read_text().strip() != "ulto workers":
+                    continue
+                if mark in Path(f"/proc/{pid}/environ").read_bytes().split(b"\0"):
+                    found.append(int(pid))
+            except OSError:
+                pass
+        return found
+
+    def cpu(self) -> float:
+        """CPU s the services and their workers have used: each live
+        process's (schedstat, ns), and the workers that retired (their
+        service's children's, in clock ticks)."""
+        total = 0.0
+        tick = os.sysconf("SC_CLK_TCK")
+        for pid in self.processes():
+            try:
+                total += int(Path(f"/proc/{pid}/schedstat").read_text().split()[0]) / 1e9
+                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+                total += (int(fields[13]) + int(fields[14])) / tick
+            except (OSError, IndexError, ValueError):
+                pass
+        return total
+
+    def stop(self) -> None:
+        """SIGTERM to each, by its process ID: a service stops its workers."""
+        for pid in self.processes():
+            try:
+                os.kill(pid, signal.SIGTERM)
+            except OSError:
+                pass
+
+
+def timed_run(argv: List[str], what: str, cwd: Optional[Path] = None,
+              env: Optional[Dict[str, str]] = None) -> Tuple[float, float, str]:
+    """Run argv (in cwd, with env); returns (CPU s of it and every descendant
+    it waited for, wall s, its stderr)."""
     err = tempfile.TemporaryFile()
     start = time.perf_counter()
     try:
-        proc = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.DEVNULL, stderr=err)
+        proc = subprocess.Popen(argv, cwd=cwd, env=env, stdout=subprocess.DEVNULL,
+                                stderr=err)
     except OSError as e:
         err.close()
         raise LinkError(f"{what}: cannot run {argv[0]}: {e}") from e
