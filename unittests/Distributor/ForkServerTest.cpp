@@ -12,6 +12,7 @@
 #include "llvm/Support/raw_ostream.h"
 #include "gtest/gtest.h"
 
+#include <chrono>
 #include <csignal>
 #include <cstring>
 #include <sys/resource.h>
@@ -249,6 +250,23 @@ TEST(ForkServerTest, AWorkerKeepsItsHeapForItsNextJob) {
   // Without it, each job faults in its 4096 pages again.
   EXPECT_LT(Faults[1], 1024);
   EXPECT_LT(Faults[2], 1024);
+}
+
+// A worker that has waited 2 s for a job gives back the memory it kept: a
+// service's workers wait between links.
+TEST(ForkServerTest, AnIdleWorkerGivesBackTheMemoryItKept) {
+  Expected<std::unique_ptr<ForkServer>> Server =
+      ForkServer::start(allocatesAndPrintsFaults);
+  ASSERT_EQ(errorText(Server), "");
+  auto Faults = [&] {
+    long N = -1;
+    StringRef(run(**Server, {"cc"}).Output).trim().getAsInteger(10, N);
+    return N;
+  };
+  EXPECT_GE(Faults(), 4096);
+  EXPECT_LT(Faults(), 1024);
+  std::this_thread::sleep_for(std::chrono::milliseconds(2500));
+  EXPECT_GE(Faults(), 3072);
 }
 
 // The processes whose parent is \p Parent.
