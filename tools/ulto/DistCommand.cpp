@@ -444,8 +444,8 @@ std::unique_ptr<ForkServer>
 joinWorkerService(StringRef Clang, const ForkServer::Options &Workers,
                   const ServiceConfig &Service, unsigned IdleWorkers) {
   std::string Ulto = ultoProgram();
-  std::string Name =
-      workerServiceName(Ulto, ("clang-22 driver at " + Clang).str(), Workers);
+  std::string Name = workerServiceName(("clang-22 driver at " + Clang).str(),
+                                       {Ulto, ULTO_CLANG_CPP_LIBRARY}, Workers);
   Expected<std::unique_ptr<ForkServer>> Joined = connectToWorkerService(Name);
   if (!Joined) {
     writeMessage(errs(), ToolName, MessageKind::Warning,

@@ -107,6 +107,20 @@ struct Ended {
   std::vector<std::string> Lines;
 };
 
+// \p Text as the whole of \p Path, written to a new file renamed over it,
+// as a build or a package upgrade writes a library.
+std::error_code writeFileAtomically(StringRef Path, StringRef Text) {
+  std::string Temporary = (Path + ".tmp").str();
+  {
+    std::error_code EC;
+    raw_fd_ostream OS(Temporary, EC);
+    if (EC)
+      return EC;
+    OS << Text;
+  }
+  return sys::fs::rename(Temporary, Path);
+}
+
 Ended run(ForkServer &Link, std::vector<std::string> Argv) {
   SmallString<128> OutputFile;
   EXPECT_FALSE(sys::fs::createTemporaryFile("service", "txt", OutputFile));
@@ -144,33 +158,41 @@ struct InDirectory {
 
 TEST(WorkerServiceTest, TheNameFollowsWhatJobsInherit) {
   ForkServer::Options Opts;
-  std::string Name = workerServiceName("/no/ulto", "clang", Opts);
+  std::string Name = workerServiceName("clang", {"/no/ulto"}, Opts);
   EXPECT_TRUE(StringRef(Name).starts_with("ulto-workers-" +
                                           std::to_string(geteuid()) + "-"));
-  EXPECT_EQ(workerServiceName("/no/ulto", "clang", Opts), Name);
+  EXPECT_EQ(workerServiceName("clang", {"/no/ulto"}, Opts), Name);
   // What the jobs read.
   setenv("ULTO_TEST_VARIABLE", "1", 1);
-  EXPECT_NE(workerServiceName("/no/ulto", "clang", Opts), Name);
+  EXPECT_NE(workerServiceName("clang", {"/no/ulto"}, Opts), Name);
   unsetenv("ULTO_TEST_VARIABLE");
   mode_t Mask = umask(077);
-  EXPECT_NE(workerServiceName("/no/ulto", "clang", Opts), Name);
+  EXPECT_NE(workerServiceName("clang", {"/no/ulto"}, Opts), Name);
   umask(Mask);
-  EXPECT_NE(workerServiceName("/no/ulto", "other", Opts), Name);
-  EXPECT_NE(workerServiceName("/other/ulto", "clang", Opts), Name);
+  EXPECT_NE(workerServiceName("other", {"/no/ulto"}, Opts), Name);
+  EXPECT_NE(workerServiceName("clang", {"/other/ulto"}, Opts), Name);
+  // A library rebuilt or upgraded.
+  unittest::TempDir Dir("name", /*Unique=*/true);
+  std::string Library = (Dir.path() + "/libclang-cpp.so").str();
+  ASSERT_FALSE(writeFileAtomically(Library, "old"));
+  std::string Before = workerServiceName("clang", {"/no/ulto", Library}, Opts);
+  EXPECT_EQ(workerServiceName("clang", {"/no/ulto", Library}, Opts), Before);
+  ASSERT_FALSE(writeFileAtomically(Library, "new"));
+  EXPECT_NE(workerServiceName("clang", {"/no/ulto", Library}, Opts), Before);
   ForkServer::Options OneJobEach;
   OneJobEach.JobsPerWorker = 1;
-  EXPECT_NE(workerServiceName("/no/ulto", "clang", OneJobEach), Name);
+  EXPECT_NE(workerServiceName("clang", {"/no/ulto"}, OneJobEach), Name);
   // What names the caller's shell, or comes with each job.
   const char *Pwd = getenv("PWD");
   std::string Saved = Pwd ? Pwd : "";
   setenv("PWD", "/elsewhere", 1);
   setenv("SHLVL", "7", 1);
-  EXPECT_EQ(workerServiceName("/no/ulto", "clang", Opts), Name);
+  EXPECT_EQ(workerServiceName("clang", {"/no/ulto"}, Opts), Name);
   if (Pwd)
     setenv("PWD", Saved.c_str(), 1);
   else
     unsetenv("PWD");
-  EXPECT_EQ(workerServiceName("/no/ulto", "clang", Opts), Name);
+  EXPECT_EQ(workerServiceName("clang", {"/no/ulto"}, Opts), Name);
 }
 
 TEST(WorkerServiceTest, NoneServesAnUnknownName) {

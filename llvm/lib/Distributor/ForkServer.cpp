@@ -735,8 +735,12 @@ void ForkServer::serve(int Listening, const MainFn &Main, const Options &Opts,
 }
 
 ForkServer::~ForkServer() {
+  // No interrupt may shut down the descriptor once it is closed, and maybe
+  // another file's.
+  bool OfService = isService();
+  Served.reset();
   close(Socket);
-  if (isService())
+  if (OfService)
     return;
   int WaitStatus;
   while (waitpid(Server, &WaitStatus, 0) < 0 && errno == EINTR)

@@ -11,7 +11,10 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
+#include <dlfcn.h>
+#include <exception>
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
@@ -128,35 +131,9 @@ void addPlacement(Identity &Id) {
   Id.add(Umask.trim());
 }
 
-// Every file mapped executable: the program and its libraries, whatever
-// loaded them. Its device and inode change when it is rebuilt or upgraded.
-void addCode(Identity &Id) {
-  ErrorOr<std::unique_ptr<MemoryBuffer>> Maps =
-      MemoryBuffer::getFileAsStream("/proc/self/maps");
-  if (!Maps) {
-    Id.add("?");
-    return;
-  }
-  SmallVector<StringRef, 0> Lines;
-  (*Maps)->getBuffer().split(Lines, '\n', -1, /*KeepEmpty=*/false);
-  // Address order, which varies from run to run.
-  std::vector<std::string> Files;
-  for (StringRef Line : Lines) {
-    // address perms offset dev inode path
-    SmallVector<StringRef, 6> Fields;
-    Line.split(Fields, ' ', /*MaxSplit=*/5, /*KeepEmpty=*/false);
-    if (Fields.size() == 6 && Fields[1].contains('x') && Fields[4] != "0")
-      Files.push_back(
-          (Fields[3] + " " + Fields[4] + " " + Fields[5].trim()).str());
-  }
-  llvm::sort(Files);
-  Files.erase(std::unique(Files.begin(), Files.end()), Files.end());
-  Id.addValue(Files.size());
-  for (const std::string &File : Files)
-    Id.add(File);
-}
-
-void addProgram(Identity &Id, StringRef Path) {
+// A file's identity: rebuilt or upgraded, it has another inode or time.
+void addFile(Identity &Id, StringRef Path) {
+  Id.add(Path);
   struct stat File = {};
   if (stat(Path.str().c_str(), &File) != 0) {
     Id.add("?");
@@ -166,6 +143,15 @@ void addProgram(Identity &Id, StringRef Path) {
   Id.addValue(File.st_ino);
   Id.addValue(File.st_size);
   Id.addValue(File.st_mtim);
+}
+
+// The file whose code holds \p Address.
+void addFileOf(Identity &Id, const void *Address) {
+  Dl_info Info;
+  if (dladdr(Address, &Info) && Info.dli_fname)
+    addFile(Id, Info.dli_fname);
+  else
+    Id.add("?");
 }
 
 // A socket that \p Attach (connect or bind) has attached to the abstract
@@ -197,7 +183,7 @@ Error systemError(const Twine &What) {
 
 } // namespace
 
-std::string workerServiceName(StringRef Ulto, StringRef Workers,
+std::string workerServiceName(StringRef Workers, ArrayRef<std::string> Code,
                               const ForkServer::Options &Opts) {
   Identity Id;
   Id.add("ulto worker service 1");
@@ -205,9 +191,15 @@ std::string workerServiceName(StringRef Ulto, StringRef Workers,
   addEnvironment(Id);
   addLimits(Id);
   addPlacement(Id);
-  addCode(Id);
-  addProgram(Id, Ulto);
-  Id.add(Ulto);
+  // This code, which speaks the protocol; LLVM's, the C++ and C libraries
+  // (the service loads what this process did, $LD_LIBRARY_PATH being the
+  // same); and what the caller names.
+  addFileOf(Id, reinterpret_cast<const void *>(&workerServiceName));
+  addFileOf(Id, reinterpret_cast<const void *>(&llvm::outs));
+  addFileOf(Id, reinterpret_cast<const void *>(&std::terminate));
+  addFileOf(Id, reinterpret_cast<const void *>(&malloc));
+  for (const std::string &File : Code)
+    addFile(Id, File);
   Id.add(Workers);
   Id.addValue(Opts.JobsPerWorker);
   Id.addValue(Opts.WorkerMemory);

@@ -18,10 +18,10 @@
 // environment, except PWD (sent with each job, with the working directory)
 // and what names the caller's shell or make rather than the job (OLDPWD, _,
 // SHLVL, MAKEFLAGS, MFLAGS, MAKELEVEL); umask, resource limits, namespaces,
-// root, cgroup, CPU affinity, priority and personality; the code, that is
-// every file mapped executable into this process and the `ulto` that would
-// serve; and what the workers run with which options. A link that differs in
-// any of these gets a service of its own.
+// root, cgroup, CPU affinity, priority and personality; the code (the files
+// of `ulto`, libclang-cpp, libLLVM, the C++ and C libraries, and of this
+// code, which speaks the protocol); and what the workers run with which
+// options. A link that differs in any of these gets a service of its own.
 //
 // Both ends check that the other is the same user (SO_PEERCRED). The service
 // is no process of the link's: it runs in a session of its own, in "/", with
@@ -48,10 +48,12 @@
 
 namespace ulto {
 
-/// The name of the service that would run this process's jobs: the workers
-/// of `\p Ulto dist --serve-workers`, running \p Workers (what their main
-/// function runs, e.g. clang-22's driver at its path) with \p Opts.
-std::string workerServiceName(llvm::StringRef Ulto, llvm::StringRef Workers,
+/// The name of the service that would run this process's jobs: workers
+/// running \p Workers (what their main function runs, e.g. clang-22's
+/// driver at its path) with \p Opts, from the code of the files \p Code
+/// (the serving program, the libraries it loads that this process has not).
+std::string workerServiceName(llvm::StringRef Workers,
+                              llvm::ArrayRef<std::string> Code,
                               const ForkServer::Options &Opts);
 
 /// This link's jobs sent to the service \p Name; null when no service has
