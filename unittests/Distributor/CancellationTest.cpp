@@ -4,6 +4,9 @@
 
 #include "gtest/gtest.h"
 
+#include <chrono>
+#include <csignal>
+
 using namespace llvm;
 using namespace ulto;
 
@@ -130,6 +133,17 @@ TEST(CancellationTest, AnOutputInTheCurrentDirectory) {
       (Files{"app.42.dist-file.json", "libl.a(l1.o at 160).1.2A.1.42.native.o",
              "libl.a(l1.o at 160).1.2A.1.42.native.o.thinlto.bc",
              "libl.a(l1.o at 160).1.2A.o"}));
+}
+
+// A job that a crash ended, or ended before anything watches the link, is
+// reported at once: only an interrupt of the link is waited for.
+TEST(CancellationTest, OnlyAnInterruptIsAwaited) {
+  auto Start = std::chrono::steady_clock::now();
+  awaitLinkInterrupt(SIGSEGV);
+  awaitLinkInterrupt(SIGKILL);
+  awaitLinkInterrupt(SIGINT); // Nothing watches a link here.
+  EXPECT_LT(std::chrono::steady_clock::now() - Start,
+            std::chrono::milliseconds(500));
 }
 
 } // namespace

@@ -453,6 +453,19 @@ JobProcess::~JobProcess() {
   Processes[Slot].store(FreeSlot);
 }
 
+void awaitLinkInterrupt(int Signal) {
+  if ((Signal != SIGINT && Signal != SIGTERM && Signal != SIGHUP) ||
+      !Link.load())
+    return;
+  for (int Waited = 0; Waited < 1000; Waited += 5) {
+    // The interrupt function ends the process.
+    if (Stopping.load())
+      for (;;)
+        pause();
+    sleepMilliseconds(5);
+  }
+}
+
 ServedJobs::ServedJobs(int Socket) { ServiceSocket.store(Socket); }
 
 ServedJobs::~ServedJobs() { ServiceSocket.store(-1); }

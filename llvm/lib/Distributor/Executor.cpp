@@ -11,6 +11,7 @@
 #include "llvm/Support/Program.h"
 #include "llvm/Support/TimeProfiler.h"
 
+#include <csignal>
 #include <cstring>
 
 using namespace llvm;
@@ -65,8 +66,12 @@ static ExecutionResult spawn(ArrayRef<std::string> Command,
   int Status =
       sys::Wait(Child, /*SecondsToWait=*/std::nullopt, &ErrMsg).ReturnCode;
   // Program.h reports a signal as -2, naming it in ErrMsg.
-  if (Status == -2)
+  if (Status == -2) {
+    for (int Signal : {SIGINT, SIGTERM, SIGHUP})
+      if (StringRef(ErrMsg).starts_with(strsignal(Signal)))
+        awaitLinkInterrupt(Signal);
     return ExecutionResult::ended(ExitKind::Signalled, ErrMsg);
+  }
   return ExecutionResult::exited(Status);
 }
 
@@ -75,6 +80,7 @@ static ExecutionResult fromForkServer(ForkServer::Status S) {
   case ForkServer::Status::Exited:
     return ExecutionResult::exited(S.Code);
   case ForkServer::Status::Signalled:
+    awaitLinkInterrupt(S.Code);
     return ExecutionResult::ended(ExitKind::Signalled, strsignal(S.Code));
   case ForkServer::Status::NotForked:
     return ExecutionResult::ended(

@@ -132,6 +132,14 @@ private:
   bool MayStart = false;
 };
 
+/// For a job that \p Signal ended: SIGINT, SIGTERM or SIGHUP may have been
+/// sent to the whole link (a terminal's Ctrl-C reaches every process of its
+/// group), and this process's interrupt then ends it, but maybe after the
+/// job's end is known. So this waits, a second at most, for the interrupt,
+/// and never returns if it comes: a job stopped by the link's interrupt is
+/// no failure to report. Returns at once for other signals.
+void awaitLinkInterrupt(int Signal);
+
 /// A connection to a worker service (WorkerService.h) running this link's
 /// jobs, for the lifetime of the object: an interrupt shuts down its writing
 /// side, on which the service stops the link's jobs, and waits until the
