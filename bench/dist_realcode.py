@@ -285,7 +285,8 @@ def config_options(config: str, args: argparse.Namespace) -> List[str]:
     if config == "ulto-dist-per-job":
         dist.append("-Wl,--dist-jobs-per-process=1")
     if config == "ulto-dist-service":
-        dist.append("-Wl,--dist-service")
+        # However many services the machine runs for the user.
+        dist += ["-Wl,--dist-service", "-Wl,--dist-service-limit=0"]
     return dist
 
 

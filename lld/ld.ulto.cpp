@@ -217,6 +217,7 @@ std::vector<std::string> workerOptions(ArrayRef<std::string> DistOptions) {
   std::vector<std::string> Options;
   for (StringRef Option : DistOptions)
     if (Option == "--service" || Option.starts_with("--service-idle-limit=") ||
+        Option.starts_with("--service-limit=") ||
         Option.starts_with("--jobs-per-process="))
       Options.push_back(Option.str());
   return Options;

@@ -246,11 +246,15 @@ enum class ExecutorKind { Local, Remote };
 struct ServiceConfig {
   bool Use = false;
   unsigned IdleLimit = 300;
+  /// Services of the user past which this link starts none; 0: no limit.
+  unsigned Limit = 8;
 };
 
 Error readServiceConfig(const opt::InputArgList &Args, ServiceConfig &Service) {
   Service.Use = Args.hasArg(OPT_service);
-  return parseCount(Args, OPT_service_idle_limit, Service.IdleLimit);
+  return joinErrors(
+      parseCount(Args, OPT_service_idle_limit, Service.IdleLimit),
+      parseCount(Args, OPT_service_limit, Service.Limit, /*AllowZero=*/true));
 }
 
 // Everything `ulto dist` was asked to do.
@@ -455,6 +459,17 @@ joinWorkerService(StringRef Clang, const ForkServer::Options &Workers,
   }
   if (*Joined)
     return std::move(*Joined);
+  // A build whose links' environments differ would start a service for
+  // each link, which no other link uses.
+  if (unsigned Running = Service.Limit ? countWorkerServices() : 0;
+      Service.Limit && Running >= Service.Limit) {
+    writeMessage(errs(), ToolName, MessageKind::Warning,
+                 std::to_string(Running) +
+                     " worker services of this user run already, none for "
+                     "this link's environment; this link starts none "
+                     "(--service-limit)");
+    return nullptr;
+  }
   std::string Options[] = {
       "--jobs=" + std::to_string(std::max(IdleWorkers, 1u)),
       "--jobs-per-process=" + std::to_string(Workers.JobsPerWorker),
@@ -742,11 +757,13 @@ int ulto::distMain(ArrayRef<const char *> Args) {
   for (const opt::Arg *A : Given)
     if (!A->getOption().matches(OPT_service) &&
         !A->getOption().matches(OPT_service_idle_limit) &&
+        !A->getOption().matches(OPT_service_limit) &&
         !A->getOption().matches(OPT_jobs_per_process))
       return reportErrors(
           ToolName,
           createStringError("%s takes no other options but %s, --service, "
-                            "--service-idle-limit= and --jobs-per-process=; "
+                            "--service-idle-limit=, --service-limit= and "
+                            "--jobs-per-process=; "
                             "not '%s'",
                             AwaitCommandOption.data(), AwaitChecksOption.data(),
                             A->getAsString(Given).c_str()));

@@ -50,6 +50,9 @@ def service_idle_limit : Joined<["--"], "service-idle-limit=">,
                          HelpText<"A worker service that this link starts "
                                   "ends after this long without a link "
                                   "(default 300)">;
+def service_limit : Joined<["--"], "service-limit=">, MetaVarName<"<n>">,
+                    HelpText<"Start no worker service when <n> of this "
+                             "user's run already (default 8; 0: no limit)">;
 def serve_workers : Joined<["--"], "serve-workers=">, MetaVarName<"<name>">,
                     Flags<[HelpHidden]>,
                     HelpText<"Be the worker service <name>, keeping --jobs "

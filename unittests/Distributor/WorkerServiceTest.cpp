@@ -195,6 +195,47 @@ TEST(WorkerServiceTest, TheNameFollowsWhatJobsInherit) {
   EXPECT_EQ(workerServiceName("clang", {"/no/ulto"}, Opts), Name);
 }
 
+// The listening sockets of this user's services, not their connections,
+// nor another user's services.
+TEST(WorkerServiceTest, CountsTheUsersListeningServices) {
+  std::string User = std::to_string(geteuid());
+  std::string Other = std::to_string(geteuid() + 1);
+  std::string Table =
+      "Num       RefCount Protocol Flags    Type St Inode Path\n"
+      "0000000000000001: 00000002 00000000 00010000 0005 01 11 "
+      "@ulto-workers-" +
+      User +
+      "-aa\n"
+      "0000000000000002: 00000003 00000000 00000000 0005 03 12 "
+      "@ulto-workers-" +
+      User +
+      "-aa\n"
+      "0000000000000003: 00000002 00000000 00010000 0005 01 13 "
+      "@ulto-workers-" +
+      User +
+      "-bb\n"
+      "0000000000000004: 00000002 00000000 00010000 0005 01 14 "
+      "@ulto-workers-" +
+      Other +
+      "-cc\n"
+      "0000000000000005: 00000002 00000000 00010000 0001 01 15 "
+      "/run/other.sock\n"
+      "0000000000000006: 00000003 00000000 00000000 0001 03 16\n";
+  EXPECT_EQ(countWorkerServices(Table), 2u);
+  // And live: the machine may run others.
+  std::vector<int> Held;
+  for (int I = 0; I != 2; ++I) {
+    Expected<int> Listening = listenAsWorkerService(
+        "ulto-workers-" + User + "-test-" + std::to_string(getpid()) + "-" +
+        std::to_string(I));
+    ASSERT_EQ(errorText(Listening), "");
+    Held.push_back(*Listening);
+  }
+  EXPECT_GE(countWorkerServices(), 2u);
+  for (int Socket : Held)
+    close(Socket);
+}
+
 TEST(WorkerServiceTest, NoneServesAnUnknownName) {
   Expected<std::unique_ptr<ForkServer>> Link =
       connectToWorkerService(uniqueName());

@@ -154,6 +154,11 @@ void addFileOf(Identity &Id, const void *Address) {
     Id.add("?");
 }
 
+// The user's services' names begin so.
+std::string workerServicePrefix() {
+  return "ulto-workers-" + std::to_string(geteuid()) + "-";
+}
+
 // A socket that \p Attach (connect or bind) has attached to the abstract
 // address \p Name (a NUL, then the name); -1 with errno set if it failed.
 int socketAt(StringRef Name, int (*Attach)(int, const sockaddr *, socklen_t)) {
@@ -203,8 +208,7 @@ std::string workerServiceName(StringRef Workers, ArrayRef<std::string> Code,
   Id.add(Workers);
   Id.addValue(Opts.JobsPerWorker);
   Id.addValue(Opts.WorkerMemory);
-  return "ulto-workers-" + std::to_string(geteuid()) + "-" +
-         Id.hex().substr(0, 32);
+  return workerServicePrefix() + Id.hex().substr(0, 32);
 }
 
 Expected<std::unique_ptr<ForkServer>> connectToWorkerService(StringRef Name) {
@@ -228,6 +232,30 @@ Expected<std::unique_ptr<ForkServer>> connectToWorkerService(StringRef Name) {
                              int(Peer.pid));
   }
   return ForkServer::connected(Socket);
+}
+
+unsigned countWorkerServices() {
+  ErrorOr<std::unique_ptr<MemoryBuffer>> Table =
+      MemoryBuffer::getFileAsStream("/proc/net/unix");
+  return Table ? countWorkerServices((*Table)->getBuffer()) : 0;
+}
+
+unsigned countWorkerServices(StringRef UnixSockets) {
+  std::string Prefix = "@" + workerServicePrefix();
+  SmallVector<StringRef, 0> Lines;
+  UnixSockets.split(Lines, '\n', -1, /*KeepEmpty=*/false);
+  unsigned Count = 0;
+  for (StringRef Line : Lines) {
+    // Num RefCount Protocol Flags Type St Inode Path. A listening socket's
+    // flags are __SO_ACCEPTCON; the connections it accepted have its path
+    // too.
+    SmallVector<StringRef, 8> Fields;
+    Line.split(Fields, ' ', -1, /*KeepEmpty=*/false);
+    if (Fields.size() == 8 && Fields[3] == "00010000" &&
+        Fields[7].starts_with(Prefix))
+      ++Count;
+  }
+  return Count;
 }
 
 Error startWorkerService(StringRef Ulto, StringRef Name,

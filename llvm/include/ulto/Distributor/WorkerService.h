@@ -61,6 +61,13 @@ std::string workerServiceName(llvm::StringRef Workers,
 llvm::Expected<std::unique_ptr<ForkServer>>
 connectToWorkerService(llvm::StringRef Name);
 
+/// How many worker services of this user listen (/proc/net/unix): a build
+/// whose links' environments differ would start one for each link, which no
+/// other link uses.
+unsigned countWorkerServices();
+/// The same, from \p UnixSockets, a table as /proc/net/unix holds it.
+unsigned countWorkerServices(llvm::StringRef UnixSockets);
+
 /// Starts `\p Ulto dist --serve-workers=\p Name` with \p Options in the
 /// background, detached from this process, and returns at once. Must be
 /// called while the process has one thread.

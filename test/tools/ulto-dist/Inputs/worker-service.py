@@ -4,6 +4,8 @@
 #
 #   worker-service.py pid TAG         waits, 30 s at most, for one, and prints
 #                                     its process ID: it listens by then
+#   worker-service.py pid-now TAG     prints the process ID of each service
+#                                     of TAG, started or starting, at once
 #   worker-service.py gone FILE       waits, 20 s at most, until the process
 #                                     whose ID FILE holds has ended; prints
 #                                     "gone" or "running"
@@ -13,6 +15,9 @@
 #       runs COMMAND as the actions below run theirs: with the environment
 #       of this script's interpreter (a python3 wrapper may add to it), which
 #       the service's name depends on
+#   worker-service.py hold N -- COMMAND...
+#       runs COMMAND while N sockets of this process listen as worker
+#       services of the user would (ulto-workers-<uid>-...)
 #   worker-service.py kill-mid-link TAG FIFO -- LINKER-COMMAND...
 #       starts the link, waits until its jobs read FIFO (a sample profile
 #       nobody has written), kills the service, then writes a profile (of a
@@ -111,6 +116,18 @@ if action == "pid":
     while not oldest(services(sys.argv[2])) and time.time() < deadline:
         time.sleep(0.02)
     print(" ".join(str(pid) for pid in oldest(services(sys.argv[2]))))
+elif action == "pid-now":
+    mark = ("ULTO_TEST_SERVICE=" + sys.argv[2]).encode()
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open("/proc/%s/cmdline" % pid, "rb") as f:
+                if b"--serve-workers=" not in f.read():
+                    continue
+            with open("/proc/%s/environ" % pid, "rb") as f:
+                if mark in f.read().split(b"\0"):
+                    print(pid)
+        except OSError:
+            pass
 elif action == "gone":
     with open(sys.argv[2]) as f:
         pid = int(f.read())
@@ -121,6 +138,15 @@ elif action == "gone":
 elif action == "kill":
     kill_all(sys.argv[2])
 elif action == "run":
+    sys.exit(subprocess.call(sys.argv[sys.argv.index("--") + 1:]))
+elif action == "hold":
+    import socket
+    held = []
+    for i in range(int(sys.argv[2])):
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        s.bind("\0ulto-workers-%d-held-%d-%d" % (os.geteuid(), os.getpid(), i))
+        s.listen()
+        held.append(s)
     sys.exit(subprocess.call(sys.argv[sys.argv.index("--") + 1:]))
 elif action == "kill-mid-link":
     split = sys.argv.index("--")
