@@ -137,10 +137,15 @@ Expected<RemoteConfig> remoteConfig(const opt::InputArgList &ArgList) {
   return Config;
 }
 
+// This program: `ulto`, or ld.ulto when this is libUltoDist.so.
+std::string thisProgram() {
+  return sys::fs::getMainExecutable("ulto",
+                                    reinterpret_cast<void *>(&ulto::distMain));
+}
+
 // Remote execution, loaded from next to this `ulto` (RemotePlugin.h).
 Expected<const RemotePlugin &> remotePlugin() {
-  return loadRemotePlugin(sys::fs::getMainExecutable(
-      "ulto", reinterpret_cast<void *>(&ulto::distMain)));
+  return loadRemotePlugin(thisProgram());
 }
 
 // --check-remote: what the server offers and how far away it is.
@@ -434,8 +439,7 @@ startClangServer(StringRef Clang, ForkServer::Options Workers) {
 // The `ulto` next to this program (ld.ulto, or `ulto` itself), which serves
 // as the worker service.
 std::string ultoProgram() {
-  SmallString<256> Path(sys::path::parent_path(sys::fs::getMainExecutable(
-      "ulto", reinterpret_cast<void *>(&ulto::distMain))));
+  SmallString<256> Path(sys::path::parent_path(thisProgram()));
   sys::path::append(Path, "ulto");
   return std::string(Path);
 }
@@ -480,6 +484,19 @@ joinWorkerService(StringRef Clang, const ForkServer::Options &Workers,
   return nullptr;
 }
 
+// Where \p Clang's jobs run: the user's worker service when \p Service asks
+// for it and one serves this link, else a fork server of the link's own.
+// Must be called while the process has one thread.
+Expected<std::unique_ptr<ForkServer>>
+startClangWorkers(StringRef Clang, const ForkServer::Options &Workers,
+                  const ServiceConfig &Service, unsigned IdleWorkers) {
+  if (Service.Use)
+    if (std::unique_ptr<ForkServer> Joined =
+            joinWorkerService(Clang, Workers, Service, IdleWorkers))
+      return std::move(Joined);
+  return startClangServer(Clang, Workers);
+}
+
 Expected<Executors> startExecutors(DistConfig &Config, const JobList &List,
                                    DistOptions &Opts, ReadyServer Ready) {
   Executors E;
@@ -492,12 +509,8 @@ Expected<Executors> startExecutors(DistConfig &Config, const JobList &List,
       E.Server = std::move(Ready.Server);
     } else {
       Ready.Server.reset();
-      if (Config.Service.Use)
-        E.Server = joinWorkerService(*Clang22, Config.Workers, Config.Service,
-                                     Config.Parallelism);
-      Expected<std::unique_ptr<ForkServer>> Started =
-          E.Server ? std::move(E.Server)
-                   : startClangServer(*Clang22, Config.Workers);
+      Expected<std::unique_ptr<ForkServer>> Started = startClangWorkers(
+          *Clang22, Config.Workers, Config.Service, Config.Parallelism);
       if (Started)
         E.Server = std::move(*Started);
       else
@@ -578,10 +591,7 @@ Error writeTrace(const DistConfig &Config) {
 
 Expected<ClangWorkersFn> ulto::loadClangWorkers() {
 #ifdef ULTO_DIST_PLUGIN
-  std::string Path =
-      installedLibrary(sys::fs::getMainExecutable(
-                           "ulto", reinterpret_cast<void *>(&ulto::distMain)),
-                       "libUltoClangWorkers.so");
+  std::string Path = installedLibrary(thisProgram(), "libUltoClangWorkers.so");
   std::string Error;
   sys::DynamicLibrary Loaded =
       sys::DynamicLibrary::getPermanentLibrary(Path.c_str(), &Error);
@@ -631,19 +641,14 @@ int ulto::distAwaitCommand(int FD, int Checks, ArrayRef<const char *> Options) {
   }
   if (std::optional<std::string> Clang =
           findClang22(ULTO_LLVM_TOOLS_DIR "/clang")) {
-    if (Service.Use)
-      Ready.Server = joinWorkerService(*Clang, Ready.Workers, Service,
-                                       Ready.Workers.IdleWorkers);
-    if (!Ready.Server) {
-      Expected<std::unique_ptr<ForkServer>> Started =
-          startClangServer(*Clang, Ready.Workers);
-      if (Started)
-        Ready.Server = std::move(*Started);
-      else
-        consumeError(Started.takeError()); // The link's own start says why.
-    }
-    if (Ready.Server)
+    Expected<std::unique_ptr<ForkServer>> Started = startClangWorkers(
+        *Clang, Ready.Workers, Service, Ready.Workers.IdleWorkers);
+    if (Started) {
+      Ready.Server = std::move(*Started);
       Ready.Clang = *Clang;
+    } else {
+      consumeError(Started.takeError()); // The link's own start says why.
+    }
   }
   Expected<std::optional<std::vector<std::string>>> Command =
       readAttachedCommand(FD);

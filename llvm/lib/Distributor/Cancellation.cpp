@@ -235,10 +235,10 @@ void killProcessGroups() {
 // Until the service at the other end of \p Socket has closed it, for
 // \p Milliseconds at most.
 void waitForHangUp(int Socket, int Milliseconds) {
+  // No events asked for: poll() returns on the hang-up (or an error) alone.
   pollfd Fd = {Socket, 0, 0};
-  for (int Waited = 0; Waited < Milliseconds; Waited += 5)
-    if (poll(&Fd, 1, 5) > 0 && (Fd.revents & (POLLHUP | POLLERR | POLLNVAL)))
-      return;
+  while (poll(&Fd, 1, Milliseconds) < 0 && errno == EINTR)
+    ;
 }
 
 void waitForWriters(long Milliseconds) {

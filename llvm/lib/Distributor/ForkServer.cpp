@@ -319,6 +319,11 @@ private:
   void readRequest(unsigned Client, std::vector<char> &Request);
   void hangUp(unsigned Client);
   void accept();
+  void stopListening() {
+    if (Listening >= 0)
+      close(Listening);
+    Listening = -1;
+  }
   int serviceDuties();
 
   const ForkServer::MainFn &Main;
@@ -545,8 +550,7 @@ int ServerLoop::serviceDuties() {
     // No new link may connect to a service that is ending: the next one
     // starts a service of its own.
     Open = false;
-    close(Listening);
-    Listening = -1;
+    stopListening();
   } else {
     Timeout = sooner(Timeout, LastWork + IdleLimit, Now);
   }
@@ -590,9 +594,7 @@ void ServerLoop::serve(std::optional<pid_t> Distributor) {
         for (auto &C : Clients)
           close(C.second.Socket);
         Clients.clear();
-        if (Listening >= 0)
-          close(Listening);
-        Listening = -1;
+        stopListening();
       }
       if (Workers.empty())
         break;

@@ -49,7 +49,7 @@ public:
   template <typename T> void addValue(const T &Value) {
     add(StringRef(reinterpret_cast<const char *>(&Value), sizeof(Value)));
   }
-  void addFile(StringRef Path) {
+  void addContents(StringRef Path) {
     ErrorOr<std::unique_ptr<MemoryBuffer>> Text =
         MemoryBuffer::getFileAsStream(Path);
     add(Text ? (*Text)->getBuffer() : StringRef("?"));
@@ -113,7 +113,7 @@ void addPlacement(Identity &Id) {
   stat("/", &Root);
   Id.addValue(Root.st_dev);
   Id.addValue(Root.st_ino);
-  Id.addFile("/proc/self/cgroup");
+  Id.addContents("/proc/self/cgroup");
   cpu_set_t CPUs;
   CPU_ZERO(&CPUs);
   sched_getaffinity(0, sizeof(CPUs), &CPUs);
