@@ -239,7 +239,7 @@ bool checkDistOptions(ArrayRef<std::string> DistOptions) {
     Argv.push_back(Option.c_str());
   unsigned MissingIndex = 0, MissingCount = 0;
   opt::InputArgList List =
-      dist::CommandOptTable().ParseArgs(Argv, MissingIndex, MissingCount);
+      dist::commandOptTable().ParseArgs(Argv, MissingIndex, MissingCount);
   bool Ok = true;
   for (const opt::Arg *A : List) {
     if (!A->getOption().matches(dist::OPT_UNKNOWN) &&

@@ -81,7 +81,7 @@ Expected<CacheConfig> readCacheConfig(const opt::InputArgList &Args) {
 
 int ulto::cacheMain(ArrayRef<const char *> Args) {
   std::optional<opt::InputArgList> ArgList =
-      CommandOptTable().parse(Args, "ulto cache stats|prune [options]",
+      commandOptTable().parse(Args, "ulto cache stats|prune [options]",
                               "Manage the ThinLTO backend cache of ulto dist");
   if (!ArgList)
     return 0;

@@ -633,7 +633,7 @@ int ulto::distAwaitCommand(int FD, int Checks, ArrayRef<const char *> Options) {
     BumpPtrAllocator Alloc;
     StringSaver Saver(Alloc);
     unsigned MissingIndex, MissingCount;
-    opt::InputArgList Args = CommandOptTable().ParseArgs(
+    opt::InputArgList Args = commandOptTable().ParseArgs(
         expandArgs(Options, Saver), MissingIndex, MissingCount);
     consumeError(readServiceConfig(Args, Service));
     consumeError(
@@ -705,7 +705,7 @@ static int awaitedDescriptor(StringRef Arg, StringRef Option) {
 static int serveWorkers(ArrayRef<const char *> Args) {
   unsigned MissingIndex, MissingCount;
   opt::InputArgList ArgList =
-      CommandOptTable().ParseArgs(Args, MissingIndex, MissingCount);
+      commandOptTable().ParseArgs(Args, MissingIndex, MissingCount);
   ForkServer::Options Workers;
   ServiceConfig Service;
   unsigned IdleWorkers = 1;
@@ -758,7 +758,7 @@ int ulto::distMain(ArrayRef<const char *> Args) {
   // What ld.ulto passes of the options that choose the workers.
   unsigned MissingIndex, MissingCount;
   opt::InputArgList Given =
-      CommandOptTable().ParseArgs(Args, MissingIndex, MissingCount);
+      commandOptTable().ParseArgs(Args, MissingIndex, MissingCount);
   for (const opt::Arg *A : Given)
     if (!A->getOption().matches(OPT_service) &&
         !A->getOption().matches(OPT_service_idle_limit) &&
@@ -785,7 +785,7 @@ static int runDist(ArrayRef<const char *> Args,
   Cancellation Cancel(ToolName);
   BumpPtrAllocator Alloc;
   StringSaver Saver(Alloc);
-  std::optional<opt::InputArgList> ArgList = CommandOptTable().parse(
+  std::optional<opt::InputArgList> ArgList = commandOptTable().parse(
       expandArgs(Args, Saver), "ulto dist [options] <jobs.json>",
       "Run the ThinLTO backend jobs of a distributed link");
   if (!ArgList)

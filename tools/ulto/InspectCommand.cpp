@@ -113,7 +113,7 @@ void printJSON(ArrayRef<LTOFileInfo> Results, raw_ostream &OS) {
 } // namespace
 
 int ulto::inspectMain(ArrayRef<const char *> Args) {
-  std::optional<opt::InputArgList> ArgList = CommandOptTable().parse(
+  std::optional<opt::InputArgList> ArgList = commandOptTable().parse(
       Args, "ulto inspect [options] <file>...",
       "Show the LTO modules in bitcode files and archives");
   if (!ArgList)

@@ -119,7 +119,7 @@ Expected<SdkConfig> readSdkConfig(const opt::InputArgList &Args) {
 } // namespace
 
 int ulto::sdkMain(ArrayRef<const char *> Args) {
-  std::optional<opt::InputArgList> ArgList = CommandOptTable().parse(
+  std::optional<opt::InputArgList> ArgList = commandOptTable().parse(
       Args, "ulto sdk check [options] <archive|object>...",
       "Check that bitcode archives form a universal SDK");
   if (!ArgList)
