@@ -3,6 +3,7 @@
 #include "ulto/Distributor/SlotPool.h"
 
 #include "Flock.h"
+#include "ulto/Support/RuntimeDirectory.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/Errno.h"
@@ -14,7 +15,6 @@
 #include <cerrno>
 #include <chrono>
 #include <fcntl.h>
-#include <sys/stat.h>
 #include <thread>
 #include <unistd.h>
 
@@ -23,16 +23,7 @@ using namespace llvm;
 namespace ulto {
 
 std::string defaultSlotDirectory() {
-  SmallString<128> Path;
-  std::optional<std::string> Runtime = sys::Process::GetEnv("XDG_RUNTIME_DIR");
-  if (Runtime && !Runtime->empty()) {
-    Path = *Runtime;
-    sys::path::append(Path, "ulto-slots");
-  } else {
-    sys::path::system_temp_directory(/*ErasedOnReboot=*/true, Path);
-    sys::path::append(Path, "ulto-slots-" + std::to_string(::getuid()));
-  }
-  return std::string(Path);
+  return userRuntimeDirectory("ulto-slots");
 }
 
 Expected<unsigned> defaultSlotCount() {
@@ -52,26 +43,10 @@ static Error makeError(StringRef Directory, const Twine &What) {
                            What.str().c_str());
 }
 
-// The pool directory, made private to the user; one in /tmp that another
-// user made, or a symbolic link, is refused.
-static Error makePrivateDirectory(StringRef Directory) {
-  if (std::error_code EC = sys::fs::create_directories(
-          Directory, /*IgnoreExisting=*/true, sys::fs::perms::owner_all))
-    return makeError(Directory, "cannot create it: " + EC.message());
-  struct stat Status;
-  if (::lstat(Directory.str().c_str(), &Status) != 0)
-    return makeError(Directory, sys::StrError(errno));
-  if (!S_ISDIR(Status.st_mode))
-    return makeError(Directory, "not a directory");
-  if (Status.st_uid != ::getuid())
-    return makeError(Directory, "owned by another user");
-  return Error::success();
-}
-
 Expected<std::unique_ptr<SlotPool>> SlotPool::open(StringRef Directory,
                                                    unsigned Slots) {
   if (Error E = makePrivateDirectory(Directory))
-    return E;
+    return makeError(Directory, toString(std::move(E)));
   std::vector<int> FDs;
   auto CloseAll = [&] {
     for (int FD : FDs)

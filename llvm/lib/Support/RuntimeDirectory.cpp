@@ -1,0 +1,46 @@
+//===- RuntimeDirectory.cpp - The user's directories for live state -------===//
+
+#include "ulto/Support/RuntimeDirectory.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/Errno.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+
+#include <cerrno>
+#include <sys/stat.h>
+#include <unistd.h>
+
+using namespace llvm;
+
+namespace ulto {
+
+std::string userRuntimeDirectory(StringRef Name) {
+  SmallString<128> Path;
+  std::optional<std::string> Runtime = sys::Process::GetEnv("XDG_RUNTIME_DIR");
+  if (Runtime && !Runtime->empty()) {
+    Path = *Runtime;
+    sys::path::append(Path, Name);
+  } else {
+    sys::path::system_temp_directory(/*ErasedOnReboot=*/true, Path);
+    sys::path::append(Path, Name + "-" + Twine(::getuid()));
+  }
+  return std::string(Path);
+}
+
+Error makePrivateDirectory(StringRef Directory) {
+  if (std::error_code EC = sys::fs::create_directories(
+          Directory, /*IgnoreExisting=*/true, sys::fs::perms::owner_all))
+    return createStringError(EC, "cannot create it: " + EC.message());
+  struct stat Status;
+  if (::lstat(Directory.str().c_str(), &Status) != 0)
+    return createStringError(sys::StrError(errno));
+  if (!S_ISDIR(Status.st_mode))
+    return createStringError("not a directory");
+  if (Status.st_uid != ::getuid())
+    return createStringError("owned by another user");
+  return Error::success();
+}
+
+} // namespace ulto
