@@ -319,7 +319,8 @@ def link_argv(config: Config, k: int, cache: Path,
     here = run_dir(config)
     if config.distributed:
         extra = [f"-Wl,--dist-cache-dir={cache}",
-                 f"-Wl,--dist-time-trace={here / 'traces' / f'main{k}.json'}"]
+                 f"-Wl,--dist-time-trace={here / 'traces' / f'main{k}.json'}",
+                 *link_bench.own_workers(config.linker)]
         if thinlto_jobs:
             extra.append(f"-Wl,--dist-jobs={thinlto_jobs}")
     else:

@@ -244,11 +244,13 @@ def link_argv(config: DistConfig, inputs: link_bench.Inputs, thinlto_jobs: Optio
                  f"-Wl,--thinlto-distributor-arg={SEQ_DISTRIBUTOR}",
                  f"-Wl,--thinlto-remote-compiler={LLVM_BIN / 'clang'}"]
     elif config.name in NO_CACHE:
-        extra = ["-Wl,--no-dist-cache", *NO_CACHE[config.name]]
+        extra = ["-Wl,--no-dist-cache", *NO_CACHE[config.name],
+                 *link_bench.own_workers(config.linker)]
         if thinlto_jobs:
             extra.append(f"-Wl,--dist-jobs={thinlto_jobs}")
     elif config.mode == "distributed":
-        extra = [f"-Wl,--dist-cache-dir={cache}" if cache else "-Wl,--no-dist-cache"]
+        extra = [f"-Wl,--dist-cache-dir={cache}" if cache else "-Wl,--no-dist-cache",
+                 *link_bench.own_workers(config.linker)]
         if thinlto_jobs:
             extra.append(f"-Wl,--dist-jobs={thinlto_jobs}")
     elif thinlto_jobs:

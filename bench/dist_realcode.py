@@ -9,14 +9,15 @@ relinks it, through clang-22's driver, in three configurations:
 
   lld-thin            ld.lld-22 --lto=thin --thinlto-jobs=2: in-process backends
   ulto-dist           ld.ulto --lto=distributed --dist-jobs=2 --no-dist-cache:
-                      every backend job runs (cold), in ulto dist's long-lived
-                      workers
-  ulto-dist-per-job   the same with --dist-jobs-per-process=1: a new compiler
-                      process per backend job
-  ulto-dist-service   ulto-dist with --dist-service: the jobs run in a worker
-                      service of this run, started by its first link and kept
-                      warm across links; its CPU is counted with each link's
-                      (read from /proc), and it is stopped at the end
+                      every backend job runs (cold), by default in the user's
+                      worker service (this run's, started by its second link
+                      and kept warm across links); its CPU is counted with
+                      each link's (read from /proc), and it is stopped at the
+                      end
+  ulto-dist-own       the same with --no-dist-service: in long-lived workers
+                      of the link's own
+  ulto-dist-per-job   ulto-dist-own with --dist-jobs-per-process=1: a new
+                      compiler process per backend job
 
 One untimed warm-up link per executable and configuration, then --rounds
 rounds, each linking every executable in every configuration, the order of
@@ -29,7 +30,7 @@ every executable's link per round.
 Checks: every relinked binary exists; ulto-dist's binary is compared byte for
 byte with lld-thin's (reported, not fatal) and with ulto-dist-per-job's (must
 be identical: how many jobs a process runs may not change an object), and so
-must ulto-dist-service's (where the workers live may not either).
+must ulto-dist-own's (where the workers live may not either).
 """
 
 import argparse
@@ -63,9 +64,9 @@ BENCHMARKS = "MultiSource/Benchmarks"
 PROGRAMS = ["ASC_Sequoia", "DOE-ProxyApps-C", "DOE-ProxyApps-C++", "Fhourstones-3.1",
             "McCat", "Olden", "PAQ8p", "Prolangs-C++", "Ptrdist", "Rodinia", "SciMark2-C",
             "TSVC", "mediabench", "nbench", "sim"]
-CONFIGS = ["lld-thin", "ulto-dist", "ulto-dist-per-job", "ulto-dist-service"]
+CONFIGS = ["lld-thin", "ulto-dist", "ulto-dist-own", "ulto-dist-per-job"]
 # Must give ulto-dist's binaries, byte for byte.
-SAME_AS_ULTO_DIST = ["ulto-dist-per-job", "ulto-dist-service"]
+SAME_AS_ULTO_DIST = ["ulto-dist-own", "ulto-dist-per-job"]
 BASELINE = "lld-thin"
 FLAGS = "-O2 -flto=thin -funified-lto"
 
@@ -282,11 +283,12 @@ def config_options(config: str, args: argparse.Namespace) -> List[str]:
                 f"-Wl,--thinlto-jobs={args.jobs}"]
     dist = ["-fuse-ld=lld", f"--ld-path={args.link_bin / 'ld.ulto'}",
             "-Wl,--lto=distributed", f"-Wl,--dist-jobs={args.jobs}", "-Wl,--no-dist-cache"]
+    if config == "ulto-dist":
+        # However many services the machine runs for the user.
+        return dist + ["-Wl,--dist-service-limit=0"]
+    dist.append("-Wl,--no-dist-service")
     if config == "ulto-dist-per-job":
         dist.append("-Wl,--dist-jobs-per-process=1")
-    if config == "ulto-dist-service":
-        # However many services the machine runs for the user.
-        dist += ["-Wl,--dist-service", "-Wl,--dist-service-limit=0"]
     return dist
 
 
@@ -311,7 +313,7 @@ def link_once(target: Target, config: str, args: argparse.Namespace) -> dict:
     out = output_of(target, config, args)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.unlink(missing_ok=True)
-    served = config == "ulto-dist-service"
+    served = config == "ulto-dist"
     before = args.services.cpu() if served else 0.0
     cpu, wall, stderr = link_bench.timed_run(argv, f"link {target.short} [{config}]",
                                              target.cwd,
@@ -339,7 +341,7 @@ def link_once(target: Target, config: str, args: argparse.Namespace) -> dict:
 class Run:
     """What the rounds found besides timings."""
     problems: List[str] = field(default_factory=list)   # failed links; the run goes on
-    errors: List[str] = field(default_factory=list)     # ulto-dist != per-job, service
+    errors: List[str] = field(default_factory=list)     # ulto-dist != own, per-job
     messages: Dict[str, List[str]] = field(default_factory=dict)  # other stderr lines
     others_cpu: List[float] = field(default_factory=list)  # per round
 

@@ -72,7 +72,8 @@ def main() -> int:
                               f"--ld-path={LLVM_BIN / 'ld.lld'}", "-Wl,--lto=thin"]}
     for i, ld in enumerate(args.ld_ulto):
         configs[f"ulto-{i}"] = [str(LLVM_BIN / "clang"), "-fuse-ld=lld", f"--ld-path={ld}",
-                                "-Wl,--lto=distributed", "-Wl,--no-dist-cache"]
+                                "-Wl,--lto=distributed", "-Wl,--no-dist-cache",
+                                *link_bench.own_workers(Path(ld))]
     runs: Dict[str, List[tuple]] = {name: [] for name in configs}
     for _ in range(args.rounds):
         for name, argv in configs.items():

@@ -22,6 +22,7 @@ a rotating order, and ratios are medians of per-round pairs.
 """
 
 import argparse
+import functools
 import hashlib
 import json
 import os
@@ -207,6 +208,18 @@ class WorkerServices:
                 os.kill(pid, signal.SIGTERM)
             except OSError:
                 pass
+
+
+@functools.lru_cache(maxsize=None)
+def own_workers(ld_ulto: Path) -> List[str]:
+    """The driver option that keeps a distributed link's jobs in workers of
+    its own (-Wl,--no-dist-service), for an ld.ulto that has a worker service
+    by default; none for an older one, which has no such option. Benchmarks
+    that count a link's CPU by its children use it: the service's CPU is no
+    child's (dist_realcode.py counts it, WorkerServices)."""
+    help_text = subprocess.run([str(ld_ulto), "--help"], capture_output=True,
+                               text=True).stdout
+    return ["-Wl,--no-dist-service"] if "--no-dist-service" in help_text else []
 
 
 def timed_run(argv: List[str], what: str, cwd: Optional[Path] = None,

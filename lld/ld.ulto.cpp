@@ -180,8 +180,8 @@ std::vector<std::string> takeDistOptions(SmallVectorImpl<const char *> &Args) {
   std::vector<std::string> DistOptions;
   llvm::erase_if(Args, [&](const char *A) {
     StringRef Arg(A);
-    if (Arg == "--no-dist-cache")
-      DistOptions.push_back("--no-cache");
+    if (Arg.consume_front("--no-dist-"))
+      DistOptions.push_back(("--no-" + Arg).str());
     else if (Arg.consume_front("--dist-"))
       DistOptions.push_back(("--" + Arg).str());
     else
@@ -216,7 +216,8 @@ bool takeLTOIfUnified(SmallVectorImpl<const char *> &Args,
 std::vector<std::string> workerOptions(ArrayRef<std::string> DistOptions) {
   std::vector<std::string> Options;
   for (StringRef Option : DistOptions)
-    if (Option == "--service" || Option.starts_with("--service-idle-limit=") ||
+    if (Option == "--service" || Option == "--no-service" ||
+        Option.starts_with("--service-idle-limit=") ||
         Option.starts_with("--service-limit=") ||
         Option.starts_with("--jobs-per-process="))
       Options.push_back(Option.str());
@@ -225,8 +226,8 @@ std::vector<std::string> workerOptions(ArrayRef<std::string> DistOptions) {
 
 // The option as the user typed it.
 std::string asTyped(StringRef DistOption) {
-  if (DistOption == "--no-cache")
-    return "--no-dist-cache";
+  if (DistOption.consume_front("--no-"))
+    return ("--no-dist-" + DistOption).str();
   return ("--dist-" + DistOption.drop_front(2)).str();
 }
 
@@ -541,6 +542,8 @@ bool runDescribingItself(ArrayRef<const char *> LLDArgs, raw_ostream &Stdout,
               "--dist-jobs=8 (see ulto dist --help)\n"
               "  --no-dist-cache         Run every backend job; neither read "
               "nor fill the cache\n"
+              "  --no-dist-service       Run the jobs in this link's own "
+              "workers, not in the user's worker service\n"
               "ULTO OPTIONS:\n"
               "  --lto-if-unified=[full,thin]\n"
               "                          Without --lto=, the LTO mode when "

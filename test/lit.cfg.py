@@ -23,6 +23,10 @@ config.substitutions.append(("%lld22", os.path.join(config.llvm_tools_dir, "ld.l
 # user's cache. Tests that count cache hits name their own directory.
 config.environment["ULTO_CACHE_DIR"] = os.path.join(config.test_exec_root,
                                                     "ulto-cache")
+# Local jobs run in workers of each link's own: a worker service (the
+# default) would outlive the test, and lit gives every test an environment of
+# its own (TMPDIR), so a service of its own. Tests of the service ask for it.
+config.environment["ULTO_DIST_FLAGS"] = "--no-service"
 # Stock lld and clang run a distributor by path, not through PATH.
 config.substitutions.append(("%ulto", os.path.join(config.ulto_tools_dir, "ulto")))
 # Remote-execution tests run Bazel's RemoteWorker (Debian's bazel-bootstrap)

@@ -246,17 +246,23 @@ Expected<bool> readProgress(const opt::InputArgList &Args) {
 
 enum class ExecutorKind { Local, Remote };
 
-// The user's worker service (WorkerService.h): --service and the idle limit
-// of one that this link starts.
+// The user's worker service (WorkerService.h): whether the local jobs run
+// there (the default; --no-service), and the idle limit of one that this
+// link starts.
 struct ServiceConfig {
-  bool Use = false;
+  bool Use = true;
+  /// --service: the user asked for it, and hears why a link goes without.
+  bool Asked = false;
   unsigned IdleLimit = 300;
   /// Services of the user past which this link starts none; 0: no limit.
   unsigned Limit = 8;
 };
 
 Error readServiceConfig(const opt::InputArgList &Args, ServiceConfig &Service) {
-  Service.Use = Args.hasArg(OPT_service);
+  if (const opt::Arg *A = Args.getLastArg(OPT_service, OPT_no_service)) {
+    Service.Use = A->getOption().matches(OPT_service);
+    Service.Asked = Service.Use;
+  }
   return joinErrors(
       parseCount(Args, OPT_service_idle_limit, Service.IdleLimit),
       parseCount(Args, OPT_service_limit, Service.Limit, /*AllowZero=*/true));
@@ -447,40 +453,46 @@ std::string ultoProgram() {
 // This link's connection to the user's worker service for \p Clang's jobs;
 // null when none serves them yet, after starting one, with \p IdleWorkers
 // warm workers, for the links that follow. Must be called while the process
-// has one thread.
+// has one thread. Unasked, a link starts the service only when it is the
+// second of its environment (visitStartsWorkerService), and says nothing of
+// why it goes without: the service is an optimisation, and the link's own
+// workers are what users of ld.lld-22 know.
 std::unique_ptr<ForkServer>
 joinWorkerService(StringRef Clang, const ForkServer::Options &Workers,
                   const ServiceConfig &Service, unsigned IdleWorkers) {
+  auto GoWithout = [&](const Twine &Why) -> std::unique_ptr<ForkServer> {
+    if (Service.Asked)
+      writeMessage(errs(), ToolName, MessageKind::Warning, Why);
+    return nullptr;
+  };
   std::string Ulto = ultoProgram();
   std::string Name = workerServiceName(("clang-22 driver at " + Clang).str(),
                                        {Ulto, ULTO_CLANG_CPP_LIBRARY}, Workers);
   Expected<std::unique_ptr<ForkServer>> Joined = connectToWorkerService(Name);
-  if (!Joined) {
-    writeMessage(errs(), ToolName, MessageKind::Warning,
-                 toString(Joined.takeError()) +
+  if (!Joined)
+    return GoWithout(toString(Joined.takeError()) +
                      "; running this link's jobs itself");
-    return nullptr;
-  }
   if (*Joined)
     return std::move(*Joined);
   // A build whose links' environments differ would start a service for
   // each link, which no other link uses.
   if (unsigned Running = Service.Limit ? countWorkerServices() : 0;
-      Service.Limit && Running >= Service.Limit) {
-    writeMessage(errs(), ToolName, MessageKind::Warning,
-                 std::to_string(Running) +
+      Service.Limit && Running >= Service.Limit)
+    return GoWithout(std::to_string(Running) +
                      " worker services of this user run already, none for "
                      "this link's environment; this link starts none "
                      "(--service-limit)");
+  if (!Service.Asked &&
+      !visitStartsWorkerService(defaultServiceVisitDirectory(), Name,
+                                std::chrono::seconds(Service.IdleLimit)))
     return nullptr;
-  }
   std::string Options[] = {
       "--jobs=" + std::to_string(std::max(IdleWorkers, 1u)),
       "--jobs-per-process=" + std::to_string(Workers.JobsPerWorker),
       "--service-idle-limit=" + std::to_string(Service.IdleLimit)};
   if (Error E = startWorkerService(Ulto, Name, Options))
-    writeMessage(errs(), ToolName, MessageKind::Warning,
-                 toString(std::move(E)) + "; running this link's jobs itself");
+    return GoWithout(toString(std::move(E)) +
+                     "; running this link's jobs itself");
   return nullptr;
 }
 
@@ -761,17 +773,19 @@ int ulto::distMain(ArrayRef<const char *> Args) {
       commandOptTable().ParseArgs(Args, MissingIndex, MissingCount);
   for (const opt::Arg *A : Given)
     if (!A->getOption().matches(OPT_service) &&
+        !A->getOption().matches(OPT_no_service) &&
         !A->getOption().matches(OPT_service_idle_limit) &&
         !A->getOption().matches(OPT_service_limit) &&
         !A->getOption().matches(OPT_jobs_per_process))
       return reportErrors(
           ToolName,
-          createStringError("%s takes no other options but %s, --service, "
-                            "--service-idle-limit=, --service-limit= and "
-                            "--jobs-per-process=; "
-                            "not '%s'",
-                            AwaitCommandOption.data(), AwaitChecksOption.data(),
-                            A->getAsString(Given).c_str()));
+          createStringError(
+              "%s takes no other options but %s, --service, "
+              "--no-service, --service-idle-limit=, --service-limit= and "
+              "--jobs-per-process=; "
+              "not '%s'",
+              AwaitCommandOption.data(), AwaitChecksOption.data(),
+              A->getAsString(Given).c_str()));
   return distAwaitCommand(FD, Checks, Args);
 }
 

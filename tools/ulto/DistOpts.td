@@ -44,7 +44,11 @@ def jobs_per_process : Joined<["--"], "jobs-per-process=">,
 def service : Flag<["--"], "service">,
               HelpText<"Run the local jobs in the user's worker service, "
                        "whose workers stay warm from one link to the next; "
-                       "a link that finds none starts it for the next ones">;
+                       "a link that finds none starts it for the next ones "
+                       "(the default; this form also warns when it cannot)">;
+def no_service : Flag<["--"], "no-service">,
+                 HelpText<"Run the local jobs in workers of this link's "
+                          "own, and start no worker service">;
 def service_idle_limit : Joined<["--"], "service-idle-limit=">,
                          MetaVarName<"<seconds>">,
                          HelpText<"A worker service that this link starts "

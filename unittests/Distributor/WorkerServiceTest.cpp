@@ -236,6 +236,43 @@ TEST(WorkerServiceTest, CountsTheUsersListeningServices) {
     close(Socket);
 }
 
+TEST(WorkerServiceTest, TheSecondLinkOfAnEnvironmentStartsItsService) {
+  unittest::TempDir Dir("visits", /*Unique=*/true);
+  std::string Visits = (Dir.path() + "/visits").str();
+  auto Visit = [&](StringRef Name) {
+    return visitStartsWorkerService(Visits, Name, std::chrono::seconds(60));
+  };
+  EXPECT_FALSE(Visit("a")); // Alone so far: leaves nothing running.
+  EXPECT_FALSE(Visit("b"));
+  EXPECT_TRUE(Visit("a"));
+  // Started within the minute: it ended early, and is not started again.
+  EXPECT_FALSE(Visit("a"));
+  EXPECT_FALSE(Visit("a"));
+  // A minute later the records are old: a visit is a first one again.
+  for (StringRef Name : {"a", "b"}) {
+    Expected<sys::fs::file_t> Record =
+        sys::fs::openNativeFileForRead(Visits + "/" + Name);
+    ASSERT_TRUE(bool(Record));
+    EXPECT_FALSE(sys::fs::setLastAccessAndModificationTime(
+        *Record, std::chrono::system_clock::now() - std::chrono::minutes(2)));
+    sys::fs::closeFile(*Record);
+  }
+  EXPECT_FALSE(Visit("a"));
+  EXPECT_TRUE(Visit("a"));
+  EXPECT_FALSE(Visit("b"));
+  EXPECT_TRUE(Visit("b"));
+}
+
+TEST(WorkerServiceTest, WithoutARecordOfVisitsNoLinkStartsAService) {
+  unittest::TempDir Dir("visits", /*Unique=*/true);
+  std::string NotADirectory = (Dir.path() + "/file").str();
+  ASSERT_FALSE(writeFileAtomically(NotADirectory, ""));
+  EXPECT_FALSE(
+      visitStartsWorkerService(NotADirectory, "a", std::chrono::seconds(60)));
+  EXPECT_FALSE(
+      visitStartsWorkerService(NotADirectory, "a", std::chrono::seconds(60)));
+}
+
 TEST(WorkerServiceTest, NoneServesAnUnknownName) {
   Expected<std::unique_ptr<ForkServer>> Link =
       connectToWorkerService(uniqueName());

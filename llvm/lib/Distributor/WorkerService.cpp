@@ -1,12 +1,16 @@
 //===- WorkerService.cpp - Backend workers that outlive a link ------------===//
 
 #include "ulto/Distributor/WorkerService.h"
+#include "ulto/Support/AtomicFile.h"
+#include "ulto/Support/RuntimeDirectory.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/BLAKE3.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
@@ -297,6 +301,43 @@ Error startWorkerService(StringRef Ulto, StringRef Name,
     return systemError("cannot start the worker service " + Ulto);
   }
   return Error::success();
+}
+
+std::string defaultServiceVisitDirectory() {
+  return userRuntimeDirectory("ulto-services");
+}
+
+// A visit's record is a file named as the service, which says what the last
+// link that went without it did ("seen", or "started" it), and when: the
+// file's time.
+bool visitStartsWorkerService(StringRef Directory, StringRef Name,
+                              std::chrono::seconds Within) {
+  if (Error E = makePrivateDirectory(Directory)) {
+    consumeError(std::move(E));
+    return false;
+  }
+  SmallString<128> Path(Directory);
+  sys::path::append(Path, Name);
+  StringRef Last;
+  std::unique_ptr<MemoryBuffer> Record;
+  sys::fs::file_status Status;
+  if (!sys::fs::status(Path, Status, /*Follow=*/false) &&
+      sys::fs::is_regular_file(Status) &&
+      std::chrono::system_clock::now() - Status.getLastModificationTime() <
+          Within)
+    if (ErrorOr<std::unique_ptr<MemoryBuffer>> Read =
+            MemoryBuffer::getFile(Path)) {
+      Record = std::move(*Read);
+      Last = Record->getBuffer();
+    }
+  if (Last == "started")
+    return false;
+  bool Start = Last == "seen";
+  if (Error E = writeAtomically(Path, Start ? "started" : "seen")) {
+    consumeError(std::move(E));
+    return false;
+  }
+  return Start;
 }
 
 Expected<int> listenAsWorkerService(StringRef Name) {

@@ -4,11 +4,12 @@
 // libclang-cpp, forks its server and workers, and their first jobs fault in
 // libLLVM's code and a fresh heap. On a small link that is most of what a
 // distributed link costs over lld's in-process backends (about 25 ms of CPU
-// on a two-module program). With `ulto dist --service`, the links of a user
-// send their local jobs to a worker service instead: a fork server of its
-// own, `ulto dist --serve-workers=NAME`, whose workers stay warm from one
-// link to the next. The first link that finds none starts one in the
-// background and runs its own jobs itself; the service ends after an idle
+// on a two-module program). So the links of a user send their local jobs to
+// a worker service instead (unless `ulto dist --no-service`): a fork server
+// of its own, `ulto dist --serve-workers=NAME`, whose workers stay warm from
+// one link to the next. A link that finds none may start one in the
+// background (the second link of an environment does; any link does with
+// --service) and runs its own jobs itself; the service ends after an idle
 // limit.
 //
 // A service runs a job as the link's own server would, so it serves only
@@ -43,6 +44,7 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
+#include <chrono>
 #include <memory>
 #include <string>
 
@@ -67,6 +69,21 @@ connectToWorkerService(llvm::StringRef Name);
 unsigned countWorkerServices();
 /// The same, from \p UnixSockets, a table as /proc/net/unix holds it.
 unsigned countWorkerServices(llvm::StringRef UnixSockets);
+
+/// Where the links record their visits to the services (below):
+/// $XDG_RUNTIME_DIR/ulto-services, else <temp>/ulto-services-<uid>.
+std::string defaultServiceVisitDirectory();
+
+/// Whether this link, which found no service \p Name and was not asked to
+/// use one, starts it, by the visits recorded in \p Directory: the second
+/// link of an environment within \p Within does. So a lone link leaves no
+/// process behind, nor does a build whose links each have an environment of
+/// their own (a sandbox with a private /tmp, lit's tests); and a service
+/// that ended early (a sandbox's PID namespace ended it with its job) is not
+/// started again until \p Within has passed. Records this visit; false when
+/// it cannot.
+bool visitStartsWorkerService(llvm::StringRef Directory, llvm::StringRef Name,
+                              std::chrono::seconds Within);
 
 /// Starts `\p Ulto dist --serve-workers=\p Name` with \p Options in the
 /// background, detached from this process, and returns at once. Must be
