@@ -247,22 +247,23 @@ Expected<bool> readProgress(const opt::InputArgList &Args) {
 enum class ExecutorKind { Local, Remote };
 
 // The user's worker service (WorkerService.h): whether the local jobs run
-// there (the default; --no-service), and the idle limit of one that this
-// link starts.
+// there, and the idle limit of one that this link starts.
 struct ServiceConfig {
-  bool Use = true;
-  /// --service: the user asked for it, and hears why a link goes without.
-  bool Asked = false;
+  enum UseKind {
+    No,        ///< --no-service
+    ByDefault, ///< started by an environment's second link; quiet
+    Asked,     ///< --service: started at once; the link says why it goes
+               ///< without
+  } Use = ByDefault;
   unsigned IdleLimit = 300;
   /// Services of the user past which this link starts none; 0: no limit.
   unsigned Limit = 8;
 };
 
 Error readServiceConfig(const opt::InputArgList &Args, ServiceConfig &Service) {
-  if (const opt::Arg *A = Args.getLastArg(OPT_service, OPT_no_service)) {
-    Service.Use = A->getOption().matches(OPT_service);
-    Service.Asked = Service.Use;
-  }
+  if (const opt::Arg *A = Args.getLastArg(OPT_service, OPT_no_service))
+    Service.Use = A->getOption().matches(OPT_service) ? ServiceConfig::Asked
+                                                      : ServiceConfig::No;
   return joinErrors(
       parseCount(Args, OPT_service_idle_limit, Service.IdleLimit),
       parseCount(Args, OPT_service_limit, Service.Limit, /*AllowZero=*/true));
@@ -461,7 +462,7 @@ std::unique_ptr<ForkServer>
 joinWorkerService(StringRef Clang, const ForkServer::Options &Workers,
                   const ServiceConfig &Service, unsigned IdleWorkers) {
   auto GoWithout = [&](const Twine &Why) -> std::unique_ptr<ForkServer> {
-    if (Service.Asked)
+    if (Service.Use == ServiceConfig::Asked)
       writeMessage(errs(), ToolName, MessageKind::Warning, Why);
     return nullptr;
   };
@@ -482,7 +483,7 @@ joinWorkerService(StringRef Clang, const ForkServer::Options &Workers,
                      " worker services of this user run already, none for "
                      "this link's environment; this link starts none "
                      "(--service-limit)");
-  if (!Service.Asked &&
+  if (Service.Use == ServiceConfig::ByDefault &&
       !visitStartsWorkerService(defaultServiceVisitDirectory(), Name,
                                 std::chrono::seconds(Service.IdleLimit)))
     return nullptr;
@@ -502,7 +503,7 @@ joinWorkerService(StringRef Clang, const ForkServer::Options &Workers,
 Expected<std::unique_ptr<ForkServer>>
 startClangWorkers(StringRef Clang, const ForkServer::Options &Workers,
                   const ServiceConfig &Service, unsigned IdleWorkers) {
-  if (Service.Use)
+  if (Service.Use != ServiceConfig::No)
     if (std::unique_ptr<ForkServer> Joined =
             joinWorkerService(Clang, Workers, Service, IdleWorkers))
       return std::move(Joined);

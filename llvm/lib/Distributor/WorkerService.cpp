@@ -318,18 +318,16 @@ bool visitStartsWorkerService(StringRef Directory, StringRef Name,
   }
   SmallString<128> Path(Directory);
   sys::path::append(Path, Name);
-  StringRef Last;
-  std::unique_ptr<MemoryBuffer> Record;
+  // The last visit's record, if it is recent.
+  std::string Last;
   sys::fs::file_status Status;
   if (!sys::fs::status(Path, Status, /*Follow=*/false) &&
       sys::fs::is_regular_file(Status) &&
       std::chrono::system_clock::now() - Status.getLastModificationTime() <
           Within)
-    if (ErrorOr<std::unique_ptr<MemoryBuffer>> Read =
-            MemoryBuffer::getFile(Path)) {
-      Record = std::move(*Read);
-      Last = Record->getBuffer();
-    }
+    if (ErrorOr<std::unique_ptr<MemoryBuffer>> Record =
+            MemoryBuffer::getFile(Path))
+      Last = (*Record)->getBuffer().str();
   if (Last == "started")
     return false;
   bool Start = Last == "seen";
