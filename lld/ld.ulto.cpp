@@ -20,6 +20,7 @@
 #include "lld/Common/CommonLinkerContext.h"
 #include "lld/Common/Driver.h"
 #include "lld/Common/ErrorHandler.h"
+#include "ulto/Distributor/AttachedCommand.h"
 #include "ulto/Link/BackendOptions.h"
 #include "ulto/Link/EarlyDistributor.h"
 #include "ulto/Link/LTOPlan.h"
@@ -216,10 +217,7 @@ bool takeLTOIfUnified(SmallVectorImpl<const char *> &Args,
 std::vector<std::string> workerOptions(ArrayRef<std::string> DistOptions) {
   std::vector<std::string> Options;
   for (StringRef Option : DistOptions)
-    if (Option == "--service" || Option == "--no-service" ||
-        Option.starts_with("--service-idle-limit=") ||
-        Option.starts_with("--service-limit=") ||
-        Option.starts_with("--jobs-per-process="))
+    if (ulto::isWorkerOption(Option))
       Options.push_back(Option.str());
   return Options;
 }

@@ -772,21 +772,20 @@ int ulto::distMain(ArrayRef<const char *> Args) {
   unsigned MissingIndex, MissingCount;
   opt::InputArgList Given =
       commandOptTable().ParseArgs(Args, MissingIndex, MissingCount);
-  for (const opt::Arg *A : Given)
-    if (!A->getOption().matches(OPT_service) &&
-        !A->getOption().matches(OPT_no_service) &&
-        !A->getOption().matches(OPT_service_idle_limit) &&
-        !A->getOption().matches(OPT_service_limit) &&
-        !A->getOption().matches(OPT_jobs_per_process))
-      return reportErrors(
-          ToolName,
-          createStringError(
-              "%s takes no other options but %s, --service, "
-              "--no-service, --service-idle-limit=, --service-limit= and "
-              "--jobs-per-process=; "
-              "not '%s'",
-              AwaitCommandOption.data(), AwaitChecksOption.data(),
-              A->getAsString(Given).c_str()));
+  for (const opt::Arg *A : Given) {
+    std::string Option = A->getAsString(Given);
+    if (isWorkerOption(Option))
+      continue;
+    ArrayRef<StringLiteral> Workers(WorkerOptions);
+    std::string Allowed =
+        join(Workers.drop_back(), ", ") + " and " + Workers.back().str();
+    return reportErrors(
+        ToolName,
+        createStringError("%s takes no other options but %s, %s; "
+                          "not '%s'",
+                          AwaitCommandOption.data(), AwaitChecksOption.data(),
+                          Allowed.c_str(), Option.c_str()));
+  }
   return distAwaitCommand(FD, Checks, Args);
 }
 

@@ -65,4 +65,19 @@ TEST(AttachedCommandTest, TheExitStatusIsOneByte) {
   EXPECT_EQ(Status[1], 0);
 }
 
+TEST(AttachedCommandTest, WorkerOptionsAreKnownAsTyped) {
+  EXPECT_TRUE(isWorkerOption("--service"));
+  EXPECT_TRUE(isWorkerOption("--no-service"));
+  EXPECT_TRUE(isWorkerOption("--service-idle-limit=20"));
+  EXPECT_TRUE(isWorkerOption("--service-limit=0"));
+  EXPECT_TRUE(isWorkerOption("--jobs-per-process=1"));
+  // A flag takes no value; other options, and their prefixes, are not the
+  // workers'.
+  EXPECT_FALSE(isWorkerOption("--service=1"));
+  EXPECT_FALSE(isWorkerOption("--service-limit"));
+  EXPECT_FALSE(isWorkerOption("--jobs=2"));
+  EXPECT_FALSE(isWorkerOption("--no-cache"));
+  EXPECT_FALSE(isWorkerOption("x"));
+}
+
 } // namespace
