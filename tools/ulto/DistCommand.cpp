@@ -24,7 +24,6 @@
 #include "ulto/Distributor/NinjaFile.h"
 #include "ulto/Distributor/RunningJobs.h"
 #include "ulto/Distributor/Scheduler.h"
-#include "ulto/Distributor/ShardCompletion.h"
 #include "ulto/Distributor/SlotPool.h"
 #include "ulto/Distributor/WorkerService.h"
 #include "ulto/Remote/RemoteConfig.h"
@@ -577,12 +576,7 @@ Expected<Executors> startExecutors(DistConfig &Config, const JobList &List,
 DistSummary runTraced(const DistConfig &Config, const JobList &List,
                       Executor &Exec, DistOptions &Opts) {
   Opts.TimeTrace = !Config.TraceFile.empty();
-  std::optional<ShardCompletion> Shards;
-  {
-    TimeTraceScope Scope("read for shard completion");
-    Shards.emplace(List);
-  }
-  Opts.Shards = &*Shards;
+  Opts.CompleteShards = true;
   TerminalStatus Status(errs(), ToolName, Config.Progress, List.Jobs.size());
   return runBackends(List, Exec, Opts, Status);
 }

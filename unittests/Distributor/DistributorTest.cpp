@@ -25,6 +25,7 @@
 #include <functional>
 #include <future>
 #include <mutex>
+#include <thread>
 
 using namespace llvm;
 using namespace ulto;
@@ -181,6 +182,32 @@ TEST_F(DistributorTest, CacheHitsSkipTheExecutor) {
   EXPECT_EQ(Second.Failed, 0u);
   for (const BackendJob &Job : List.Jobs)
     EXPECT_EQ(readFile(Job.output()), Object);
+  EXPECT_TRUE(Status.Failures.empty());
+  EXPECT_TRUE(Status.Warnings.empty());
+}
+
+// The compiler's --version is asked for once a link, on a thread of its own
+// (while the shards are read), and its answer keys the cache as before.
+TEST_F(DistributorTest, CompilerIsAskedOnceBesideTheShards) {
+  std::mutex AskedMutex;
+  std::vector<std::thread::id> AskedOn;
+  Opts.AskVersion = [&](const std::string &, StringRef OutputFile) {
+    std::lock_guard<std::mutex> Lock(AskedMutex);
+    AskedOn.push_back(std::this_thread::get_id());
+    writeFile(OutputFile, "true version 1\n");
+    return Error::success();
+  };
+  Opts.CompleteShards = true;
+  DistSummary First = run();
+  EXPECT_EQ(First.Executed, 2u);
+  for (const BackendJob &Job : List.Jobs)
+    ASSERT_FALSE(sys::fs::remove(Job.output()));
+  DistSummary Second = run();
+  EXPECT_EQ(Second.CacheHits, 2u);
+  EXPECT_TRUE(Exec.Ran.empty());
+  ASSERT_EQ(AskedOn.size(), 2u);
+  for (std::thread::id Thread : AskedOn)
+    EXPECT_NE(Thread, std::this_thread::get_id());
   EXPECT_TRUE(Status.Failures.empty());
   EXPECT_TRUE(Status.Warnings.empty());
 }

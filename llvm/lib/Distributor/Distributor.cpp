@@ -18,6 +18,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <future>
 #include <mutex>
 
 using namespace llvm;
@@ -105,6 +106,7 @@ private:
   BackendCache *Cache;
   FileDigests Digests;
   std::string CompilerIdentity;
+  std::optional<ShardCompletion> Shards;
   // Per job, written by the thread that runs it.
   std::vector<std::string> Keys; // Empty: not cached.
   /// Shards completed in memory (ShardCompletion.h), written only for a job
@@ -234,7 +236,7 @@ void Run::removeOwnOutput(size_t I) {
 void Run::completeShard(size_t I) {
   const BackendJob &Job = List.Jobs[I];
   TimeTraceScope Scope("complete index shard", Job.module());
-  Expected<std::optional<std::string>> Shard = Opts.Shards->complete(I);
+  Expected<std::optional<std::string>> Shard = Shards->complete(I);
   if (!Shard)
     return warn("cannot complete the index shard of '" + Job.module() +
                 "': " + toString(Shard.takeError()));
@@ -249,7 +251,7 @@ void Run::writeCompletedShard(size_t I) {
   ObjectWrite Writing;
   if (!Writing)
     return;
-  Error E = Opts.Shards->write(I, CompletedShards[I]);
+  Error E = Shards->write(I, CompletedShards[I]);
   CompletedShards[I].clear();
   if (!E)
     return;
@@ -421,7 +423,7 @@ std::optional<Run::Source> Run::produce(size_t I, bool MayDefer) {
     Before[I] = statusOf(Job.output());
     if (!checkInputs(Job))
       return Source::None;
-    if (Opts.Shards)
+    if (Shards)
       completeShard(I);
     Expected<Triple> Target = readModuleTriple(Job.module());
     if (!Target) {
@@ -497,9 +499,21 @@ DistSummary Run::run() {
   Summary.Parallelism =
       hardware_concurrency(Opts.Parallelism).compute_thread_count();
 
+  // The compiler's --version, for the cache keys, is asked for while the
+  // shards are read: each takes about a millisecond in a small link, and
+  // every job waits for both.
+  std::future<Expected<std::string>> Asked;
+  if (Cache)
+    Asked = std::async(std::launch::async, [&] {
+      return computeCompilerIdentity(List.compiler(), Opts.AskVersion);
+    });
+  if (Opts.CompleteShards) {
+    TimeTraceScope Scope("read for shard completion");
+    Shards.emplace(List);
+  }
   if (Cache) {
-    Expected<std::string> Identity =
-        computeCompilerIdentity(List.compiler(), Opts.AskVersion);
+    TimeTraceScope Scope("compiler identity");
+    Expected<std::string> Identity = Asked.get();
     if (Identity) {
       CompilerIdentity = std::move(*Identity);
     } else {

@@ -42,9 +42,9 @@ struct DistOptions {
   std::chrono::seconds WaitLimit{600};
   /// How the compiler is asked for its --version, for the cache keys.
   VersionProbe AskVersion = processVersionProbe();
-  /// Completes each job's index shard before its cache key (null: lld's
-  /// shards as they are).
-  ShardCompletion *Shards = nullptr;
+  /// Complete each job's index shard (ShardCompletion.h) before its cache
+  /// key; otherwise lld's shards are used as they are.
+  bool CompleteShards = false;
   /// Record each job in LLVM's time-trace profiler, which the caller has
   /// initialised on its own thread and writes out afterwards.
   bool TimeTrace = false;
