@@ -331,6 +331,12 @@ def link_once(target: Target, config: str, args: argparse.Namespace) -> dict:
             raise LinkError(f"link {target.short} [{config}]: expected one `ulto dist:` "
                             f"summary line without failed jobs on stderr:\n"
                             f"  {shlex.join(argv)}\n{stderr}")
+        # Other runs' services may fill the user's limit: the link then runs
+        # in workers of its own, which is ulto-dist-own's figure, not ulto-dist's.
+        if served and "this link starts none" in stderr:
+            raise LinkError(f"link {target.short} [{config}] found no worker service to "
+                            f"use (the user's --service-limit is reached); stop the other "
+                            f"`ulto dist --serve-workers` processes:\n{stderr}")
         result["jobs"] = int(found[0][0])
         result["stderr"] = [line for line in result["stderr"]
                             if not dist_bench.ULTO_SUMMARY.match(line)]
