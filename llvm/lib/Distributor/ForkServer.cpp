@@ -180,11 +180,10 @@ void keepFreedMemory(const ForkServer::Options &Opts) {
 }
 
 // Waits for the next request on \p Socket. The memory kept for the next job
-// goes back once no job has come for a while: a service's workers wait
-// between links.
-void awaitRequest(int Socket) {
+// goes back once no job has come for \p KeepMemory.
+void awaitRequest(int Socket, std::chrono::milliseconds KeepMemory) {
   pollfd Fd = {Socket, POLLIN, 0};
-  if (poll(&Fd, 1, /*Milliseconds=*/2000) != 0)
+  if (poll(&Fd, 1, int(KeepMemory.count())) != 0)
     return;
 #ifdef __GLIBC__
   malloc_trim(0);
@@ -216,7 +215,7 @@ void awaitRequest(int Socket) {
     keepFreedMemory(Opts);
   std::vector<char> Request(MaxRequestSize);
   for (unsigned JobsRun = 1;; ++JobsRun) {
-    awaitRequest(Socket);
+    awaitRequest(Socket, Opts.KeepMemoryWhileIdle);
     ssize_t Size = recv(Socket, Request.data(), Request.size(), 0);
     if (Size <= 0)
       _exit(0);
