@@ -63,8 +63,8 @@ public:
     uint64_t WorkerMemory = uint64_t(1) << 30;
     /// How long an idle worker keeps the memory its jobs freed (for its next
     /// job) before it gives it back. A service's workers wait between links;
-    /// a build's links come seconds apart, and a heap faulted in again cost
-    /// a small link 10-18 ms (bench/README.md).
+    /// a build's links come seconds apart, and faulting a heap in again
+    /// made a cjpeg link 46 ms slower (bench/README.md).
     std::chrono::milliseconds KeepMemoryWhileIdle = std::chrono::seconds(10);
     /// Workers forked as the server starts, so that the first jobs that may
     /// share a worker find one ready instead of waiting for a fork.
