@@ -66,18 +66,15 @@ TEST(AttachedCommandTest, TheExitStatusIsOneByte) {
 }
 
 TEST(AttachedCommandTest, WorkerOptionsAreKnownAsTyped) {
-  EXPECT_TRUE(isWorkerOption("--service"));
-  EXPECT_TRUE(isWorkerOption("--no-service"));
-  EXPECT_TRUE(isWorkerOption("--service-idle-limit=20"));
-  EXPECT_TRUE(isWorkerOption("--service-limit=0"));
-  EXPECT_TRUE(isWorkerOption("--jobs-per-process=1"));
+  for (StringRef Option :
+       {"--service", "--no-service", "--service-idle-limit=20",
+        "--service-limit=0", "--jobs-per-process=1"})
+    EXPECT_TRUE(isWorkerOption(Option)) << Option.str();
   // A flag takes no value; other options, and their prefixes, are not the
   // workers'.
-  EXPECT_FALSE(isWorkerOption("--service=1"));
-  EXPECT_FALSE(isWorkerOption("--service-limit"));
-  EXPECT_FALSE(isWorkerOption("--jobs=2"));
-  EXPECT_FALSE(isWorkerOption("--no-cache"));
-  EXPECT_FALSE(isWorkerOption("x"));
+  for (StringRef Option :
+       {"--service=1", "--service-limit", "--jobs=2", "--no-cache", "x"})
+    EXPECT_FALSE(isWorkerOption(Option)) << Option.str();
 }
 
 } // namespace

@@ -501,12 +501,13 @@ DistSummary Run::run() {
 
   // The compiler's --version, for the cache keys, is asked for while the
   // shards are read: each takes about a millisecond in a small link, and
-  // every job waits for both.
+  // every job waits for both. With no shards to read, no thread is needed.
   std::future<Expected<std::string>> Asked;
   if (Cache)
-    Asked = std::async(std::launch::async, [&] {
-      return computeCompilerIdentity(List.compiler(), Opts.AskVersion);
-    });
+    Asked = std::async(
+        Opts.CompleteShards ? std::launch::async : std::launch::deferred, [&] {
+          return computeCompilerIdentity(List.compiler(), Opts.AskVersion);
+        });
   if (Opts.CompleteShards) {
     TimeTraceScope Scope("read for shard completion");
     Shards.emplace(List);
