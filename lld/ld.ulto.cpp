@@ -81,6 +81,9 @@ struct Options {
   unsigned TimeTraceGranularity = 500;
   bool HasDistributor = false;
   bool HasRemoteCompiler = false;
+  /// --save-temps or --thinlto-emit-index-files: lld keeps the index shards
+  /// of a distributed link.
+  bool KeepsShards = false;
   /// --threads=N; 0: not given, or not a number (lld reports it).
   unsigned Threads = 0;
   /// --lto-if-unified=: the mode the compiler driver was asked for
@@ -152,6 +155,8 @@ Options readOptions(ArrayRef<const char *> Args) {
       Opts.HasRemoteCompiler = true;
     else if (Name == "verbose" || Name == "save-temps")
       Opts.Verbose = true;
+    if (Name == "save-temps" || Name == "thinlto-emit-index-files")
+      Opts.KeepsShards = true;
     else if (Name == "time-trace" || Name == "time-trace=")
       Opts.TimeTrace = true;
     // --time-trace-granularity=N is an alias of the separate form's option.
@@ -313,6 +318,8 @@ distributedLinkArgs(const char *Argv0, const Options &Opts,
     Args.push_back("--thinlto-distributor=" + Ulto);
   }
   Args.push_back("--thinlto-distributor-arg=dist");
+  if (!Opts.KeepsShards)
+    Args.push_back("--thinlto-distributor-arg=--shards-are-temporary");
   for (const std::string &Option : DistOptions)
     Args.push_back("--thinlto-distributor-arg=" + Option);
   if (!Opts.HasRemoteCompiler)

@@ -26,6 +26,7 @@
 #include "ulto/Distributor/Scheduler.h"
 #include "ulto/Distributor/SlotPool.h"
 #include "ulto/Distributor/WorkerService.h"
+#include "ulto/Frontend/ObjectInShardFile.h"
 #include "ulto/Remote/RemoteConfig.h"
 #include "ulto/Remote/RemotePlugin.h"
 #include "ulto/Support/AtomicFile.h"
@@ -275,6 +276,7 @@ struct DistConfig {
   std::string CacheDir;
   std::string CachePolicy;
   bool UseCache;
+  bool ShardsAreTemporary;
   bool Spawn;
   ForkServer::Options Workers;
   ServiceConfig Service;
@@ -359,6 +361,7 @@ Expected<DistConfig> readDistConfig(const opt::InputArgList &Args) {
   if (Error E = checkCachePolicy(Config.CachePolicy))
     return E;
   Config.UseCache = !Args.hasArg(OPT_no_cache);
+  Config.ShardsAreTemporary = Args.hasArg(OPT_shards_are_temporary);
   Config.Spawn = Args.hasArg(OPT_spawn);
   Config.Quiet = Args.hasArg(OPT_quiet);
   Config.TraceFile = Args.getLastArgValue(OPT_time_trace).str();
@@ -546,6 +549,9 @@ Expected<Executors> startExecutors(DistConfig &Config, const JobList &List,
   }
   E.Local = std::make_unique<LocalExecutor>(E.Server.get(), E.Slots.get());
   Opts.AskVersion = E.Local->versionProbe();
+  Opts.ShardsAreTemporary = Config.ShardsAreTemporary;
+  if (Config.ShardsAreTemporary)
+    E.Local->setWorkerArgs({"-Xclang", ObjectInShardFileOption.str()});
   if (Config.Executor != ExecutorKind::Remote)
     return E;
 

@@ -135,7 +135,10 @@ ExecutionResult LocalExecutor::run(const JobList &List, const BackendJob &Job) {
   std::vector<std::string> Command = List.command(Job);
   std::optional<ExecutionResult> Ran;
   if (Server) {
+    size_t OwnArgs = Command.size();
+    llvm::append_range(Command, WorkerArgs);
     ForkServer::Status S = Server->run(Command, OutputFile);
+    Command.resize(OwnArgs);
     if (serviceLost(*Server, S))
       ++RunHere;
     else

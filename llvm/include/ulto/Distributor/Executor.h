@@ -129,10 +129,17 @@ public:
   VersionProbe versionProbe() const;
   /// The worker service that ran the jobs, if one did.
   std::string report() const override;
+  /// Arguments for the end of a job's command when it runs in a worker of
+  /// the fork server, which is ulto's clang: options of ulto's own, which a
+  /// new process of the job's compiler would not know.
+  void setWorkerArgs(std::vector<std::string> Args) {
+    WorkerArgs = std::move(Args);
+  }
 
 private:
   ForkServer *Server;
   SlotPool *Slots;
+  std::vector<std::string> WorkerArgs;
   CaptureFiles Captures;
   /// Jobs run in new processes after the worker service ended.
   std::atomic<unsigned> RunHere{0};
