@@ -18,6 +18,11 @@ relinks it, through clang-22's driver, in three configurations:
                       of the link's own
   ulto-dist-per-job   ulto-dist-own with --dist-jobs-per-process=1: a new
                       compiler process per backend job
+  ulto-dist-baseline  ulto-dist with another build's ld.ulto and ulto
+                      (--baseline-bin), in a worker service of its own: a
+                      change measured against its parent in the same rounds,
+                      where the spread between runs (about 0.02 of the ratio)
+                      would hide it
 
 One untimed warm-up link per executable and configuration, then --rounds
 rounds, each linking every executable in every configuration, the order of
@@ -64,7 +69,9 @@ BENCHMARKS = "MultiSource/Benchmarks"
 PROGRAMS = ["ASC_Sequoia", "DOE-ProxyApps-C", "DOE-ProxyApps-C++", "Fhourstones-3.1",
             "McCat", "Olden", "PAQ8p", "Prolangs-C++", "Ptrdist", "Rodinia", "SciMark2-C",
             "TSVC", "mediabench", "nbench", "sim"]
-CONFIGS = ["lld-thin", "ulto-dist", "ulto-dist-own", "ulto-dist-per-job"]
+CONFIGS = ["lld-thin", "ulto-dist", "ulto-dist-baseline", "ulto-dist-own", "ulto-dist-per-job"]
+# The configurations whose links use a worker service.
+SERVED = ["ulto-dist", "ulto-dist-baseline"]
 # Must give ulto-dist's binaries, byte for byte.
 SAME_AS_ULTO_DIST = ["ulto-dist-own", "ulto-dist-per-job"]
 BASELINE = "lld-thin"
@@ -281,15 +288,20 @@ def config_options(config: str, args: argparse.Namespace) -> List[str]:
     if config == "lld-thin":
         return ["-fuse-ld=lld", f"--ld-path={LLVM_BIN / 'ld.lld'}", "-Wl,--lto=thin",
                 f"-Wl,--thinlto-jobs={args.jobs}"]
-    dist = ["-fuse-ld=lld", f"--ld-path={args.link_bin / 'ld.ulto'}",
+    bin = args.baseline_link_bin if config == "ulto-dist-baseline" else args.link_bin
+    dist = ["-fuse-ld=lld", f"--ld-path={bin / 'ld.ulto'}",
             "-Wl,--lto=distributed", f"-Wl,--dist-jobs={args.jobs}", "-Wl,--no-dist-cache"]
-    if config == "ulto-dist":
+    if config in SERVED:
         # However many services the machine runs for the user.
         return dist + ["-Wl,--dist-service-limit=0"]
     dist.append("-Wl,--no-dist-service")
     if config == "ulto-dist-per-job":
         dist.append("-Wl,--dist-jobs-per-process=1")
     return dist
+
+
+def services_cpu(args: argparse.Namespace) -> float:
+    return sum(services.cpu() for services in args.services.values())
 
 
 def output_of(target: Target, config: str, args: argparse.Namespace) -> Path:
@@ -313,13 +325,13 @@ def link_once(target: Target, config: str, args: argparse.Namespace) -> dict:
     out = output_of(target, config, args)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.unlink(missing_ok=True)
-    served = config == "ulto-dist"
-    before = args.services.cpu() if served else 0.0
+    services = args.services.get(config)
+    served = services is not None
+    before = services.cpu() if served else 0.0
     cpu, wall, stderr = link_bench.timed_run(argv, f"link {target.short} [{config}]",
-                                             target.cwd,
-                                             args.services.env if served else None)
+                                             target.cwd, services.env if served else None)
     if served:
-        cpu += args.services.cpu() - before
+        cpu += services.cpu() - before
     if not out.is_file() or out.stat().st_size == 0:
         raise LinkError(f"link {target.short} [{config}] exited 0 but {out} is missing "
                         f"or empty:\n  {shlex.join(argv)}\n{stderr}")
@@ -406,7 +418,7 @@ def run_rounds(targets: List[Target], args: argparse.Namespace) -> Run:
         print(f"round {r + 1}/{args.rounds}: {' '.join(order)}", flush=True)
         # What else ran on the machine meanwhile: its busy CPU less ours and
         # our worker services'.
-        machine, ours = remote_bench.machine_cpu(), own_cpu() + args.services.cpu()
+        machine, ours = remote_bench.machine_cpu(), own_cpu() + services_cpu(args)
         for target in targets:
             if target.failed:
                 continue
@@ -421,7 +433,7 @@ def run_rounds(targets: List[Target], args: argparse.Namespace) -> Run:
                 f"{c} {results[c]['wall']:6.2f}/{results[c]['cpu']:6.2f}"
                 for c in args.configs), flush=True)
         others = (remote_bench.machine_cpu() - machine) - (
-            own_cpu() + args.services.cpu() - ours)
+            own_cpu() + services_cpu(args) - ours)
         run.others_cpu.append(others)
         print(f"  others' CPU on the machine during round {r + 1}: {others:.1f} s", flush=True)
     return run
@@ -533,6 +545,10 @@ def parse_args(argv: Optional[List[str]]) -> argparse.Namespace:
     ap.add_argument("--ulto-bin", type=Path, default=Path("/work/main/build/bin"),
                     help="directory holding ulto-clang, ulto-clang++, ld.ulto and ulto "
                          "(default /work/main/build/bin)")
+    ap.add_argument("--baseline-bin", type=Path,
+                    help="directory holding another build's ld.ulto and ulto (with its "
+                         "../lib/ulto), linked as the ulto-dist-baseline configuration, "
+                         "which this adds")
     ap.add_argument("--no-snapshot", action="store_true",
                     help="link with --ulto-bin's ld.ulto and ulto themselves, not with "
                          "copies in BUILD/tools (others rebuild /work/main/build at any time)")
@@ -549,6 +565,12 @@ def parse_args(argv: Optional[List[str]]) -> argparse.Namespace:
     args.configs = [c.strip() for c in args.configs.split(",") if c.strip()]
     if not args.configs or any(c not in CONFIGS for c in args.configs):
         ap.error(f"--configs takes a subset of {','.join(CONFIGS)}")
+    if args.baseline_bin and "ulto-dist-baseline" not in args.configs:
+        args.configs.append("ulto-dist-baseline")
+    if "ulto-dist-baseline" in args.configs and not args.baseline_bin:
+        ap.error("ulto-dist-baseline links with --baseline-bin's ld.ulto; name its directory")
+    if args.baseline_bin:
+        args.baseline_bin = args.baseline_bin.resolve()
     args.configs = [c for c in CONFIGS if c in args.configs]  # canonical order
     args.ulto_bin = args.ulto_bin.resolve()
     args.build = args.build.resolve()
@@ -589,6 +611,9 @@ def benchmark(args: argparse.Namespace) -> Tuple[dict, str]:
     # run must not break links or mix versions (ld.ulto runs the ulto next to it).
     args.link_bin = args.ulto_bin if args.no_snapshot else concurrent_links.snapshot(
         args.ulto_bin, args.build / "tools", ["ld.ulto", "ulto"])
+    if args.baseline_bin:
+        args.baseline_link_bin = concurrent_links.snapshot(
+            args.baseline_bin, args.build / "tools-baseline", ["ld.ulto", "ulto"])
     build_info = configure_and_build(args)
     targets = find_targets(args)
     if not targets:
@@ -598,14 +623,16 @@ def benchmark(args: argparse.Namespace) -> Tuple[dict, str]:
     link_bench.fresh_own_dir(args.relink_dir, "--relink-dir",
                              mine=args.relink_dir == args.build / "relink")
     runtime = set_link_environment(args)
-    # After the environment: the services' names depend on it.
-    args.services = link_bench.WorkerServices()
+    # After the environment: the services' names depend on it. One per served
+    # configuration, so that each one's CPU is its own.
+    args.services = {c: link_bench.WorkerServices() for c in args.configs if c in SERVED}
 
     start = time.perf_counter()
     try:
         run = run_rounds(targets, args)
     finally:
-        args.services.stop()
+        for services in args.services.values():
+            services.stop()
     elapsed = time.perf_counter() - start
     if runtime is not None:
         shutil.rmtree(runtime, ignore_errors=True)
@@ -629,6 +656,17 @@ def benchmark(args: argparse.Namespace) -> Tuple[dict, str]:
     if "ulto-dist" in args.configs and "ulto-dist-per-job" in args.configs:
         notes.append(f"- ulto-dist byte-identical to ulto-dist-per-job: "
                      f"{'yes, every link' if not run.errors else 'NO'}")
+    against_baseline = None
+    if total and {"ulto-dist", "ulto-dist-baseline"} <= set(args.configs):
+        tw, tc = total["wall_s_rounds"], total["cpu_s_rounds"]
+        against_baseline = {
+            "wall": ratios(tw["ulto-dist"], tw["ulto-dist-baseline"]),
+            "cpu": ratios(tc["ulto-dist"], tc["ulto-dist-baseline"])}
+        notes.append(
+            f"- ulto-dist ÷ ulto-dist-baseline, TOTAL, min / median of the rounds: wall "
+            f"{fmt_ratio(against_baseline['wall'])}, CPU {fmt_ratio(against_baseline['cpu'])}; "
+            f"wall per round "
+            + ", ".join(f"{r:.3f}" for r in against_baseline["wall"]["rounds"]))
     jobs_mismatch = [t.short for t in ok for c in args.configs if c.startswith("ulto-dist")
                      and any(j != t.modules for j in t.jobs[c])]
     if jobs_mismatch:
@@ -645,6 +683,8 @@ def benchmark(args: argparse.Namespace) -> Tuple[dict, str]:
         "rounds": args.rounds, "jobs": args.jobs, "private_slots": runtime is not None,
         "build": build_info, "testsuite": str(args.testsuite),
         "link_bin": str(args.link_bin), "relink_dir": str(args.relink_dir),
+        "baseline_bin": str(args.baseline_bin) if args.baseline_bin else None,
+        "ulto_dist_vs_baseline": against_baseline,
         "sha256": {str(p): link_bench.sha256(q) for p, q in (
             (args.ulto_bin / "ld.ulto", args.link_bin / "ld.ulto"),
             (args.ulto_bin / "ulto", args.link_bin / "ulto"),
