@@ -127,6 +127,8 @@ Options readOptions(ArrayRef<const char *> Args) {
     StringRef Name = A->getOption().getName();
     StringRef Value = A->getNumValues() ? A->getValue() : "";
     Opts.LinkOptions.push_back({Name.str(), Value.str(), A->getAsString(List)});
+    if (Name == "save-temps" || Name == "thinlto-emit-index-files")
+      Opts.KeepsShards = true;
     if (A->getOption().getKind() == opt::Option::InputClass) {
       Opts.Request.Inputs.push_back({WithSysroot(Value), WholeArchive, Lazy});
       Opts.InputArgs.push_back({A->getIndex(), WithSysroot(Value)});
@@ -155,8 +157,6 @@ Options readOptions(ArrayRef<const char *> Args) {
       Opts.HasRemoteCompiler = true;
     else if (Name == "verbose" || Name == "save-temps")
       Opts.Verbose = true;
-    if (Name == "save-temps" || Name == "thinlto-emit-index-files")
-      Opts.KeepsShards = true;
     else if (Name == "time-trace" || Name == "time-trace=")
       Opts.TimeTrace = true;
     // --time-trace-granularity=N is an alias of the separate form's option.
