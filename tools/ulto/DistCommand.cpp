@@ -399,7 +399,6 @@ Expected<SharedWork> openCache(const DistConfig &Config) {
   } else {
     Expected<RunningJobs> Running = RunningJobs::open(Config.CacheDir);
     if (Running) {
-      Running->removeAbandoned();
       Shared.Running = std::move(*Running);
       return Shared;
     }

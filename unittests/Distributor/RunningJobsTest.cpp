@@ -1,21 +1,22 @@
 //===- RunningJobsTest.cpp - Jobs in flight, shared between links ---------===//
 //
-// Two claims on one key stand for two processes (flock locks belong to open
-// files); a holder that dies is a forked child killed with SIGKILL.
+// Two claims on one key stand for two processes (the locks belong to open
+// files); a holder that dies is a forked child killed with SIGKILL. The
+// claims make no file of their own.
 //
 //===----------------------------------------------------------------------===//
 
 #include "ulto/Distributor/RunningJobs.h"
 
 #include "Common/ErrorText.h"
-#include "Common/LockHolder.h"
+#include "Common/Files.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Testing/Support/SupportHelpers.h"
 #include "gtest/gtest.h"
 
-#include <fcntl.h>
 #include <future>
-#include <sys/file.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 using namespace llvm;
@@ -42,10 +43,6 @@ protected:
     return std::move(*C);
   }
 
-  std::string path(StringRef Key) {
-    return (Running->directory() + "/" + Key).str();
-  }
-
   unittest::TempDir Dir;
   std::optional<RunningJobs> Running;
 };
@@ -53,7 +50,6 @@ protected:
 TEST_F(RunningJobsTest, OneHolderPerKey) {
   std::optional<RunningJobs::Claim> Holder(claim("k1"));
   EXPECT_TRUE(Holder->held());
-  EXPECT_TRUE(sys::fs::exists(path("k1")));
   RunningJobs::Claim Watcher = claim("k1");
   EXPECT_FALSE(Watcher.held());
   EXPECT_TRUE(claim("k2").held());
@@ -63,40 +59,45 @@ TEST_F(RunningJobsTest, OneHolderPerKey) {
       std::launch::async, [&] { return RunningJobs::wait(Watcher, 10s); });
   EXPECT_EQ(Waiting.wait_for(50ms), std::future_status::timeout);
   Holder.reset();
-  EXPECT_EQ(Waiting.get(), WaitResult::Released);
-  EXPECT_FALSE(Watcher.held());
-  // The holder removed its file; the next claim makes a new one.
-  EXPECT_FALSE(sys::fs::exists(path("k1")));
-  EXPECT_TRUE(claim("k1").held());
-  EXPECT_FALSE(sys::fs::exists(path("k1")));
+  EXPECT_EQ(Waiting.get(), WaitResult::Held);
+  EXPECT_TRUE(Watcher.held());
+  // Others now wait for the watcher.
+  EXPECT_FALSE(claim("k1").held());
+  EXPECT_EQ(filesIn(Dir.path()), std::vector<std::string>{"running.lock"});
 }
 
 TEST_F(RunningJobsTest, AWaiterTakesOverFromAKilledHolder) {
-  LockHolder Holder(path("k"));
-  ASSERT_TRUE(Holder.held());
+  int Ready[2];
+  ASSERT_EQ(::pipe(Ready), 0);
+  pid_t Child = ::fork();
+  if (Child == 0) {
+    Expected<RunningJobs::Claim> C = Running->claim("k");
+    if (!C || !C->held())
+      ::_exit(1);
+    (void)!::write(Ready[1], "x", 1);
+    ::pause();
+    ::_exit(0);
+  }
+  char Byte;
+  ASSERT_EQ(::read(Ready[0], &Byte, 1), 1);
+  ::close(Ready[0]);
+  ::close(Ready[1]);
+
   RunningJobs::Claim Watcher = claim("k");
   EXPECT_FALSE(Watcher.held());
-  Holder.kill();
-  EXPECT_EQ(RunningJobs::wait(Watcher, 10s), WaitResult::TakenOver);
+  ::kill(Child, SIGKILL);
+  ::waitpid(Child, nullptr, 0);
+  EXPECT_EQ(RunningJobs::wait(Watcher, 10s), WaitResult::Held);
   EXPECT_TRUE(Watcher.held());
-  // Others now wait for this process.
   EXPECT_FALSE(claim("k").held());
 }
 
-TEST_F(RunningJobsTest, AbandonedFilesAreRemovedHeldOnesKept) {
-  std::string Abandoned = path("dead");
-  ASSERT_EQ(::close(::open(Abandoned.c_str(), O_CREAT | O_WRONLY, 0600)), 0);
-  RunningJobs::Claim Live = claim("live");
-  Running->removeAbandoned();
-  EXPECT_FALSE(sys::fs::exists(Abandoned));
-  EXPECT_TRUE(sys::fs::exists(path("live")));
-  EXPECT_FALSE(claim("live").held());
-}
-
-TEST_F(RunningJobsTest, ClaimFailsWithTheFileNamed) {
-  ASSERT_FALSE(sys::fs::create_directory(path("dir")));
-  Expected<RunningJobs::Claim> C = Running->claim("dir");
-  EXPECT_EQ(errorText(C), "cannot open '" + path("dir") + "': Is a directory");
+TEST_F(RunningJobsTest, AnUnopenableLockFileIsAnErrorNamingIt) {
+  unittest::TempDir Other("running", /*Unique=*/true);
+  std::string Lock = (Other.path() + "/running.lock").str();
+  ASSERT_FALSE(sys::fs::create_directory(Lock));
+  EXPECT_EQ(errorText(RunningJobs::open(Other.path())),
+            "cannot open '" + Lock + "': Is a directory");
 }
 
 } // namespace

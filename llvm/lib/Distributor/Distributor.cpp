@@ -370,53 +370,42 @@ static Run::Source fromLookup(Run::Lookup L, Run::Source IfHit) {
 
 std::optional<Run::Source> Run::produceShared(size_t I, bool MayDefer) {
   const BackendJob &Job = List.Jobs[I];
+  const RunningJobs *Shared = Running;
+  if (!Shared)
+    return executeJob(I);
+  Expected<RunningJobs::Claim> Claim = Shared->claim(Keys[I]);
+  if (!Claim) {
+    if (Running.exchange(nullptr))
+      warn("concurrent links cannot share this link's jobs: " +
+           toString(Claim.takeError()));
+    else
+      consumeError(Claim.takeError());
+    return executeJob(I);
+  }
   // A deferred job found another link running it on its first visit.
   bool Waited = !MayDefer;
-  auto Deadline = std::chrono::steady_clock::now() + Opts.WaitLimit;
-  while (true) {
-    const RunningJobs *Shared = Running;
-    if (!Shared)
-      return executeJob(I);
-    Expected<RunningJobs::Claim> Claim = Shared->claim(Keys[I]);
-    if (!Claim) {
-      if (Running.exchange(nullptr))
-        warn("concurrent links cannot share this link's jobs: " +
-             toString(Claim.takeError()));
-      else
-        consumeError(Claim.takeError());
+  if (!Claim->held()) {
+    if (MayDefer)
+      return std::nullopt;
+    Waited = true;
+    RunningJobs::WaitResult Wait;
+    {
+      TimeTraceScope Scope("wait for another link", Job.module());
+      Wait = RunningJobs::wait(*Claim, Opts.WaitLimit);
+    }
+    if (Wait == RunningJobs::WaitResult::TimedOut) {
+      warn("waited " + Twine(Opts.WaitLimit.count()) +
+           "s for another link running the backend for '" + Job.module() +
+           "'; running it here");
       return executeJob(I);
     }
-    if (!Claim->held()) {
-      if (MayDefer)
-        return std::nullopt;
-      Waited = true;
-      auto Left = std::chrono::duration_cast<std::chrono::milliseconds>(
-          Deadline - std::chrono::steady_clock::now());
-      RunningJobs::WaitResult Wait;
-      {
-        TimeTraceScope Scope("wait for another link", Job.module());
-        Wait = RunningJobs::wait(*Claim, Left);
-      }
-      if (Wait == RunningJobs::WaitResult::TimedOut) {
-        warn("waited " + Twine(Opts.WaitLimit.count()) +
-             "s for another link running the backend for '" + Job.module() +
-             "'; running it here");
-        return executeJob(I);
-      }
-      if (Wait == RunningJobs::WaitResult::Released) {
-        Lookup L = lookup(I);
-        if (L != Lookup::Miss)
-          return fromLookup(L, Source::OtherLink);
-        continue; // It failed there, or could not be stored: claim it.
-      }
-      // Taken over from a holder that died: run it here.
-    }
-    // Held. Another link may have stored the object since the first lookup.
-    Lookup L = lookup(I);
-    if (L != Lookup::Miss)
-      return fromLookup(L, Waited ? Source::OtherLink : Source::Cache);
-    return executeJob(I); // The claim is let go once the object is stored.
+    // Held: the holder stored the object, or failed, or died.
   }
+  // Another link may have stored the object since the first lookup.
+  Lookup L = lookup(I);
+  if (L != Lookup::Miss)
+    return fromLookup(L, Waited ? Source::OtherLink : Source::Cache);
+  return executeJob(I); // The claim is let go once the object is stored.
 }
 
 std::optional<Run::Source> Run::produce(size_t I, bool MayDefer) {

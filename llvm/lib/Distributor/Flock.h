@@ -1,9 +1,10 @@
 //===- Flock.h - flock for the locks that processes share -------*- C++ -*-===//
 //
-// The slot pool and the running jobs coordinate processes with flock: locks
-// that belong to an open file (not to the process, as POSIX record locks and
-// so LLVM's sys::fs::tryLockFile do) and that the kernel releases when the
-// process dies.
+// The slot pool coordinates processes with flock, and the running jobs with
+// open file description locks on bytes of one file: locks that belong to an
+// open file (not to the process, as POSIX record locks and so LLVM's
+// sys::fs::tryLockFile do) and that the kernel releases when the process
+// dies.
 //
 //===----------------------------------------------------------------------===//
 
