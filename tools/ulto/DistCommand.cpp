@@ -548,7 +548,6 @@ Expected<Executors> startExecutors(DistConfig &Config, const JobList &List,
   }
   E.Local = std::make_unique<LocalExecutor>(E.Server.get(), E.Slots.get());
   Opts.AskVersion = E.Local->versionProbe();
-  Opts.ShardsAreTemporary = Config.ShardsAreTemporary;
   if (Config.ShardsAreTemporary)
     E.Local->setWorkerArgs({"-Xclang", ObjectInShardFileOption.str()});
   if (Config.Executor != ExecutorKind::Remote)
@@ -832,6 +831,7 @@ static int runDist(ArrayRef<const char *> Args,
   DistOptions Opts;
   Opts.Parallelism = Config->Parallelism;
   Opts.WaitLimit = std::chrono::seconds(Config->WaitLimit);
+  Opts.ShardsAreTemporary = Config->ShardsAreTemporary;
   Expected<SharedWork> Shared = [&] {
     TimeTraceScope Scope("open the cache");
     return openCache(*Config);

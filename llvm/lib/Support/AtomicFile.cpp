@@ -30,23 +30,6 @@ bool isLoneRegularFile(int FD) {
   return fstat(FD, &St) == 0 && S_ISREG(St.st_mode) && St.st_nlink == 1;
 }
 
-// Overwrites the file \p FD with \p Bytes, cuts it to their size and closes
-// it. Not truncated first: ext4 writes a file out when it is closed after a
-// truncation to zero and a rewrite (auto_da_alloc).
-bool overwrite(int FD, StringRef Bytes) {
-  raw_fd_ostream OS(FD, /*shouldClose=*/true);
-  OS << Bytes;
-  OS.flush();
-  std::error_code EC = OS.error();
-  if (!EC)
-    EC = sys::fs::resize_file(FD, Bytes.size());
-  OS.close();
-  bool Written = !EC && !OS.has_error();
-  // Reported here, not by the stream's destructor (a fatal error).
-  OS.clear_error();
-  return Written;
-}
-
 // The temporary file next to the destination: LLVM's TempFile, or the same
 // without its registration for removal on a signal.
 class Temporary {
@@ -129,6 +112,21 @@ Error writeAtomically(StringRef Path, StringRef Bytes, OnSignal Cleanup) {
   return writeAtomically(Path, [&](raw_ostream &OS) { OS << Bytes; }, Cleanup);
 }
 
+std::error_code overwriteFile(int FD, StringRef Bytes) {
+  raw_fd_ostream OS(FD, /*shouldClose=*/true);
+  OS << Bytes;
+  OS.flush();
+  std::error_code EC = OS.error();
+  if (!EC)
+    EC = sys::fs::resize_file(FD, Bytes.size());
+  OS.close();
+  if (!EC)
+    EC = OS.error();
+  // Reported here, not by the stream's destructor (a fatal error).
+  OS.clear_error();
+  return EC;
+}
+
 bool writeAtomicallyInPlaceOf(StringRef Donor, StringRef Path, StringRef Bytes,
                               OnSignal Cleanup) {
   std::string From = Donor.str();
@@ -148,7 +146,7 @@ bool writeAtomicallyInPlaceOf(StringRef Donor, StringRef Path, StringRef Bytes,
   int FD = ::open(Temp.c_str(), O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
   bool Overwritten = FD >= 0 && isLoneRegularFile(FD);
   bool Written =
-      Overwritten && overwrite(FD, Bytes) && !sys::fs::rename(Temp, Path);
+      Overwritten && !overwriteFile(FD, Bytes) && !sys::fs::rename(Temp, Path);
   if (FD >= 0 && !Overwritten)
     sys::Process::SafelyCloseFileDescriptor(FD);
   if (!Written && (Overwritten || sys::fs::rename(Temp, From)))
