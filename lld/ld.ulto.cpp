@@ -26,6 +26,7 @@
 #include "ulto/Link/LTOPlan.h"
 #include "ulto/Link/LinkInputs.h"
 #include "ulto/Link/SafeInputNames.h"
+#include "ulto/Support/FatalErrorOnce.h"
 #include "ulto/Support/HeldStream.h"
 #include "ulto/Support/InstalledLibrary.h"
 #include "ulto/Support/Message.h"
@@ -691,6 +692,7 @@ bool linkAndExit(ArrayRef<const char *> Argv, raw_ostream &Stdout,
 
 int main(int Argc, char **Argv) {
   InitLLVM X(Argc, Argv);
+  ulto::reportFatalErrorsOnce();
   InitializeAllTargetInfos();
   InitializeAllTargetMCs();
   InitializeAllAsmParsers();
