@@ -7,18 +7,31 @@
 #include "ulto/Distributor/ForkServer.h"
 #include "ulto/Distributor/SlotPool.h"
 
+#include "llvm/Support/Errno.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/TimeProfiler.h"
 
+#include <cerrno>
 #include <csignal>
 #include <cstring>
+#include <thread>
 
 using namespace llvm;
 
 namespace ulto {
 
 Executor::~Executor() = default;
+
+std::optional<std::chrono::milliseconds> startRetryDelay(int Errno,
+                                                         unsigned Attempt) {
+  // 10 ms, doubled up to 640 ms: 1.27 s in all, time for a burst of process
+  // starts (many links' workers at once) to pass.
+  constexpr unsigned Attempts = 7;
+  if (Errno != EAGAIN || Attempt >= Attempts)
+    return std::nullopt;
+  return std::chrono::milliseconds(10 << Attempt);
+}
 
 std::string describeExecution(const ExecutionResult &R) {
   std::string Where = R.Remote ? " on the remote" : "";
@@ -57,11 +70,20 @@ static ExecutionResult spawn(ArrayRef<std::string> Command,
   JobProcess Process;
   if (!Process.mayStart())
     return ExecutionResult::ended(ExitKind::NotStarted, "interrupted");
-  sys::ProcessInfo Child =
-      sys::ExecuteNoWait(*Compiler, Args, std::nullopt, Redirects,
-                         /*MemoryLimit=*/0, &ErrMsg, &ExecutionFailed);
-  if (ExecutionFailed)
-    return ExecutionResult::ended(ExitKind::NotStarted, ErrMsg);
+  sys::ProcessInfo Child;
+  for (unsigned Attempt = 0;; ++Attempt) {
+    Child = sys::ExecuteNoWait(*Compiler, Args, std::nullopt, Redirects,
+                               /*MemoryLimit=*/0, &ErrMsg, &ExecutionFailed);
+    if (!ExecutionFailed)
+      break;
+    // Program.h says why posix_spawn failed in words only.
+    int Errno = StringRef(ErrMsg).ends_with(sys::StrError(EAGAIN)) ? EAGAIN : 0;
+    std::optional<std::chrono::milliseconds> Delay =
+        startRetryDelay(Errno, Attempt);
+    if (!Delay)
+      return ExecutionResult::ended(ExitKind::NotStarted, ErrMsg);
+    std::this_thread::sleep_for(*Delay);
+  }
   Process.started(Child.Pid);
   int Status =
       sys::Wait(Child, /*SecondsToWait=*/std::nullopt, &ErrMsg).ReturnCode;
@@ -138,10 +160,20 @@ ExecutionResult LocalExecutor::run(const JobList &List, const BackendJob &Job) {
     size_t OwnArgs = Command.size();
     llvm::append_range(Command, WorkerArgs);
     ForkServer::Status S = Server->run(Command, OutputFile);
+    for (unsigned Attempt = 0; S.Kind == ForkServer::Status::NotForked;
+         ++Attempt) {
+      std::optional<std::chrono::milliseconds> Delay =
+          startRetryDelay(S.Code, Attempt);
+      if (!Delay)
+        break;
+      std::this_thread::sleep_for(*Delay);
+      S = Server->run(Command, OutputFile);
+    }
     Command.resize(OwnArgs);
     if (serviceLost(*Server, S))
       ++RunHere;
-    else
+    // Still no process of the server's: one of the compiler's own.
+    else if (S.Kind != ForkServer::Status::NotForked || S.Code != EAGAIN)
       Ran = fromForkServer(S);
   }
   ExecutionResult Result = Ran ? std::move(*Ran) : spawn(Command, OutputFile);

@@ -19,6 +19,7 @@
 #include "llvm/ADT/StringRef.h"
 
 #include <atomic>
+#include <chrono>
 #include <optional>
 #include <string>
 #include <vector>
@@ -89,6 +90,12 @@ ExecutionResult exitedAsReported(int Code, const CrashReport &Crash);
 /// compiler 'cc' not found", "exited with status 2 on the remote".
 std::string describeExecution(const ExecutionResult &R);
 
+/// How long a job whose process could not start, for the \p Attempt th time,
+/// waits before it tries again; std::nullopt when it should not. Only
+/// \p Errno EAGAIN is worth a wait: a process limit reached for a moment.
+std::optional<std::chrono::milliseconds> startRetryDelay(int Errno,
+                                                         unsigned Attempt);
+
 class Executor {
 public:
   virtual ~Executor();
@@ -113,7 +120,9 @@ class SlotPool;
 /// Runs each job in a process on this machine, in the linker's directory: a
 /// worker of \p Server when there is one (ForkServer.h), else a new process
 /// running the job's compiler; while it runs, the job holds one of \p Slots
-/// (SlotPool.h) when there is a pool. A job that clang's driver says crashed
+/// (SlotPool.h) when there is a pool. A process that cannot start for a
+/// moment (startRetryDelay) is tried again, then as a new process of the
+/// job's compiler. A job that clang's driver says crashed
 /// (CrashReport.h) ended by the signal it names. When \p Server is a worker
 /// service that has ended, the job runs in a new process.
 class LocalExecutor final : public Executor {
