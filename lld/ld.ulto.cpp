@@ -29,6 +29,7 @@
 #include "ulto/Support/FatalErrorOnce.h"
 #include "ulto/Support/HeldStream.h"
 #include "ulto/Support/InstalledLibrary.h"
+#include "ulto/Support/MakeJobserver.h"
 #include "ulto/Support/Message.h"
 #include "ulto/Support/Version.h"
 #include "llvm/ADT/ScopeExit.h"
@@ -567,6 +568,9 @@ bool runDescribingItself(ArrayRef<const char *> LLDArgs, raw_ostream &Stdout,
 // arguments): ulto's checks, then lld's ELF driver in this process.
 bool linkELF(ArrayRef<const char *> Argv, raw_ostream &Stdout,
              raw_ostream &Stderr, bool ExitEarly, bool DisableOutput) {
+  // Before ld.ulto opens anything: make's jobserver only if it is one. Its
+  // only user is a distributed link's ulto dist.
+  ulto::JobserverCheck Jobserver = ulto::vetInheritedJobserver();
   // @file arguments, expanded as lld expands them.
   BumpPtrAllocator Alloc;
   SmallVector<const char *, 256> Args(Argv.drop_front());
@@ -590,6 +594,9 @@ bool linkELF(ArrayRef<const char *> Argv, raw_ostream &Stdout,
   }
   if (!checkDistOptions(DistOptions))
     return false;
+  if (Distributed && Jobserver.Kind == ulto::JobserverCheck::Unusable)
+    ulto::writeMessage(Stderr, "ld.ulto", ulto::MessageKind::Note,
+                       ulto::JobserverUnavailableNote);
   // ulto dist loads while lld reads the inputs (AttachedCommand.h).
   std::unique_ptr<ulto::EarlyDistributor> Early;
   if (Distributed && !Opts.HasDistributor)
@@ -657,6 +664,8 @@ bool linkELF(ArrayRef<const char *> Argv, raw_ostream &Stdout,
     Early->reportChecks(true);
   bool Linked = lld::elf::link(LLDArgs, Stdout, IDs ? IDs->lldStderr() : Stderr,
                                ExitEarly, DisableOutput);
+  if (Early && !Linked)
+    Early->linkFailed();
   if (!IDs || IDs->passed())
     return Linked;
   // Refused without running its distributor: no split module had a job

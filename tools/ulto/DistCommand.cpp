@@ -31,6 +31,7 @@
 #include "ulto/Remote/RemotePlugin.h"
 #include "ulto/Support/AtomicFile.h"
 #include "ulto/Support/InstalledLibrary.h"
+#include "ulto/Support/MakeJobserver.h"
 #include "ulto/Support/Message.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -750,6 +751,9 @@ static int serveWorkers(ArrayRef<const char *> Args) {
 }
 
 int ulto::distMain(ArrayRef<const char *> Args) {
+  // Before anything is opened: make's jobserver only if it is one.
+  if (vetInheritedJobserver().Kind == JobserverCheck::Unusable)
+    writeMessage(errs(), ToolName, MessageKind::Note, JobserverUnavailableNote);
   if (!Args.empty() && StringRef(Args[0]).starts_with("--serve-workers="))
     return serveWorkers(Args);
   if (Args.empty() || !StringRef(Args[0]).starts_with(AwaitCommandOption))

@@ -1,9 +1,9 @@
 //===- Scheduler.cpp - In what order, and how many at once ----------------===//
 
 #include "ulto/Distributor/Scheduler.h"
+#include "ulto/Support/MakeJobserver.h"
 
 #include "llvm/ADT/STLExtras.h"
-#include "llvm/Support/Process.h"
 #include "llvm/Support/ThreadPool.h"
 #include "llvm/Support/Threading.h"
 
@@ -20,12 +20,6 @@ std::vector<size_t> scheduleLargestFirst(ArrayRef<BackendJob> Jobs) {
     return Jobs[A].ModuleBytes > Jobs[B].ModuleBytes;
   });
   return Order;
-}
-
-bool hasMakeJobserver() {
-  std::optional<std::string> MakeFlags = sys::Process::GetEnv("MAKEFLAGS");
-  return MakeFlags && (StringRef(*MakeFlags).contains("--jobserver-auth=") ||
-                       StringRef(*MakeFlags).contains("--jobserver-fds="));
 }
 
 void runInParallel(ArrayRef<size_t> Order, unsigned Parallelism,

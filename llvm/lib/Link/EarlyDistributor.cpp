@@ -10,11 +10,17 @@
 #include "llvm/Support/PrettyStackTrace.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <dirent.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <thread>
 #include <unistd.h>
 #include <vector>
 
@@ -136,10 +142,50 @@ EarlyDistributor::start(StringRef Ulto, StringRef Attach, StringRef DistLibrary,
       new EarlyDistributor(Attach.str(), Ends[0], Checks[1], Process));
 }
 
+// Waits up to \p Limit for process \p Pid to end, and reaps it; true if it
+// has ended. A pidfd wakes the wait as the process ends.
+static bool waitFor(pid_t Pid, std::chrono::milliseconds Limit) {
+  auto Deadline = std::chrono::steady_clock::now() + Limit;
+  int PidFD = syscall(SYS_pidfd_open, Pid, 0);
+  bool Ended = false;
+  while (true) {
+    int Status;
+    pid_t Waited = waitpid(Pid, &Status, WNOHANG);
+    if (Waited == Pid || (Waited < 0 && errno != EINTR)) {
+      Ended = true;
+      break;
+    }
+    auto Left = std::chrono::ceil<std::chrono::milliseconds>(
+        Deadline - std::chrono::steady_clock::now());
+    if (Left.count() <= 0)
+      break;
+    if (PidFD >= 0) {
+      pollfd Fd = {PidFD, POLLIN, 0};
+      poll(&Fd, 1, Left.count());
+    } else {
+      std::this_thread::sleep_for(std::min(Left, std::chrono::milliseconds(5)));
+    }
+  }
+  if (PidFD >= 0)
+    close(PidFD);
+  return Ended;
+}
+
 EarlyDistributor::~EarlyDistributor() {
   close(FD);
   if (int Pipe = Checks.exchange(-1); Pipe >= 0)
     close(Pipe);
+  // `ulto dist` ends on its own within milliseconds of its reply. One that
+  // does not (its link failed while its jobs ran on: lld's distributor died,
+  // a job hangs) is stopped as an interrupt stops it (Cancellation.h), and
+  // killed if even that does not end it: the link ends, in bounded time.
+  using namespace std::chrono_literals;
+  if (waitFor(Process.Pid, LinkFailed ? 1s : 10s))
+    return;
+  kill(Process.Pid, SIGTERM);
+  if (waitFor(Process.Pid, 5s))
+    return;
+  kill(Process.Pid, SIGKILL);
   sys::Wait(Process, /*SecondsToWait=*/std::nullopt);
 }
 

@@ -30,9 +30,6 @@ namespace ulto {
 /// first, ties in job-list order.
 std::vector<size_t> scheduleLargestFirst(llvm::ArrayRef<BackendJob> Jobs);
 
-/// Whether make passed a jobserver down (MAKEFLAGS).
-bool hasMakeJobserver();
-
 /// Runs \p Task(I, /*MayDefer=*/true) for each I of \p Order, starting them
 /// in that order, at most \p Parallelism at once (0: one per hardware
 /// thread), each holding a make jobserver slot if there is a jobserver and

@@ -46,7 +46,9 @@ public:
   start(llvm::StringRef Ulto, llvm::StringRef Attach,
         llvm::StringRef DistLibrary, llvm::ArrayRef<std::string> Options = {});
   /// Closes ld.ulto's end and waits for `ulto dist`: after it has served
-  /// the link, or at once when the link never ran its distributor.
+  /// the link, or at once when the link never ran its distributor. One that
+  /// does not end in a few seconds (a second after a failed link) is
+  /// stopped.
   ~EarlyDistributor();
   EarlyDistributor(const EarlyDistributor &) = delete;
   EarlyDistributor &operator=(const EarlyDistributor &) = delete;
@@ -54,6 +56,9 @@ public:
   /// Tells `ulto dist` whether the link passed ld.ulto's checks, once; it
   /// runs its jobs only after a pass. Thread-safe.
   void reportChecks(bool Passed);
+
+  /// The link has failed: `ulto dist` has nothing left to do for it.
+  void linkFailed() { LinkFailed = true; }
 
   /// lld's --thinlto-distributor=, and its first argument.
   llvm::StringRef distributor() const { return Attach; }
@@ -67,6 +72,7 @@ private:
   int FD;                  ///< ld.ulto's end, which lld's distributor inherits.
   std::atomic<int> Checks; ///< The verdict's pipe, until it is written.
   llvm::sys::ProcessInfo Process;
+  bool LinkFailed = false;
 };
 
 } // namespace ulto
