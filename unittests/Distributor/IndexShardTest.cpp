@@ -2,7 +2,8 @@
 //
 // renameShardModules on shards written by LLVM's bitcode writer: every
 // module and summary renamed, hashes and import-as-declaration marks kept,
-// CFI function lists kept whole, the same content the same bytes.
+// CFI function lists and type IDs kept whole, the same content the same
+// bytes.
 //
 //===----------------------------------------------------------------------===//
 
@@ -91,6 +92,59 @@ TEST(IndexShardTest, KeepsTheCfiNamesOfFunctionsItOnlyReferences) {
   ASSERT_TRUE(OtherIndex);
   EXPECT_EQ(sorted(OtherIndex->cfiFunctionDefs().symbols()),
             (std::vector<std::string>{"f2"}));
+}
+
+// A type ID that lld wrote for an alias the shard imports, whose aliasee's
+// type test is in no summary of the shard: LLVM's writer, asked to write the
+// index again, drops it, and the backend would take the test as false.
+TEST(IndexShardTest, KeepsTypeIdsThatNoSummaryTests) {
+  ModuleSummaryIndex Index(/*HaveGVs=*/false);
+  Index.addModule("main.o", ModuleHash{{1, 1, 1, 1, 1}});
+  TypeIdSummary &Icall = Index.getOrInsertTypeIdSummary("_ZTSFRSoS_E");
+  Icall.TTRes.TheKind = TypeTestResolution::Single;
+  TypeIdSummary &Vtable = Index.getOrInsertTypeIdSummary("_ZTS5Shape");
+  Vtable.TTRes = {TypeTestResolution::ByteArray, 3, 4, 5, 6, 7};
+  WholeProgramDevirtResolution &Devirt = Vtable.WPDRes[16];
+  Devirt.TheKind = WholeProgramDevirtResolution::SingleImpl;
+  Devirt.SingleImplName = "_ZNK6Square4areaEv";
+  Devirt.ResByArg[{1, 2}] = {WholeProgramDevirtResolution::ByArg::UniformRetVal,
+                             42, 0, 0};
+  Index.cfiFunctionDecls().emplace("f1");
+
+  std::string Plain;
+  raw_string_ostream OS(Plain);
+  writeIndexToFile(Index, OS);
+  std::unique_ptr<ModuleSummaryIndex> Dropped = readShard(Plain);
+  ASSERT_TRUE(Dropped);
+  EXPECT_TRUE(Dropped->typeIds().empty());
+
+  Expected<std::string> Kept = writeIndexShard(Index, "shard");
+  ASSERT_EQ(errorText(Kept), "");
+  std::unique_ptr<ModuleSummaryIndex> After = readShard(*Kept);
+  ASSERT_TRUE(After);
+  ASSERT_EQ(After->typeIds().size(), 2u);
+  const TypeIdSummary *I = After->getTypeIdSummary("_ZTSFRSoS_E");
+  ASSERT_TRUE(I);
+  EXPECT_EQ(I->TTRes.TheKind, TypeTestResolution::Single);
+  const TypeIdSummary *V = After->getTypeIdSummary("_ZTS5Shape");
+  ASSERT_TRUE(V);
+  EXPECT_EQ(V->TTRes.TheKind, TypeTestResolution::ByteArray);
+  EXPECT_EQ(V->TTRes.SizeM1BitWidth, 3u);
+  EXPECT_EQ(V->TTRes.AlignLog2, 4u);
+  EXPECT_EQ(V->TTRes.SizeM1, 5u);
+  EXPECT_EQ(V->TTRes.BitMask, 6u);
+  EXPECT_EQ(V->TTRes.InlineBits, 7u);
+  ASSERT_EQ(V->WPDRes.count(16), 1u);
+  const WholeProgramDevirtResolution &W = V->WPDRes.at(16);
+  EXPECT_EQ(W.TheKind, WholeProgramDevirtResolution::SingleImpl);
+  EXPECT_EQ(W.SingleImplName, "_ZNK6Square4areaEv");
+  ASSERT_EQ(W.ResByArg.size(), 1u);
+  const auto &[Args, ByArg] = *W.ResByArg.begin();
+  EXPECT_EQ(Args, (std::vector<uint64_t>{1, 2}));
+  EXPECT_EQ(ByArg.TheKind, WholeProgramDevirtResolution::ByArg::UniformRetVal);
+  EXPECT_EQ(ByArg.Info, 42u);
+  EXPECT_EQ(sorted(After->cfiFunctionDecls().symbols()),
+            (std::vector<std::string>{"f1"}));
 }
 
 TEST(IndexShardTest, SameContentSameBytes) {

@@ -7,16 +7,24 @@
 // depends on the rest of the link: lld gathers a shard's summaries in hash
 // maps filled in the order the thin link met them.
 //
-// One thing does not survive a second write (writeIndexShard keeps it). The
-// writer keeps a CFI function name only if a summary it writes defines or
-// references that function, and lld wrote the shard from the whole link's
-// index: the shard also names the functions its summaries reference in modules
-// the job does not import (a table in main.c of pointers to f1 and f2 in
-// lib.c), while those references themselves are not in it. The backend needs
-// the names (without canonical jump tables, main's table must point at
-// f1.cfi_jt), so when the writer left some out, one more pass over the
-// bitstream copies it record by record, replaces the summary block's CFI
-// records by the index's whole lists, and adds their names to the string table.
+// Two things do not survive a second write (writeIndexShard keeps them),
+// because lld wrote the shard from the whole link's index and the writer
+// keeps only what the summaries it writes point at:
+// - CFI function names. The writer keeps a name only if a summary it writes
+//   defines or references that function, but the shard also names the
+//   functions its summaries reference in modules the job does not import (a
+//   table in main.c of pointers to f1 and f2 in lib.c), while those
+//   references themselves are not in it. The backend needs the names
+//   (without canonical jump tables, main's table must point at f1.cfi_jt).
+// - Type ID resolutions (CFI's type tests, WPD's devirtualisations). The
+//   writer keeps a type ID only if a function summary it writes tests it,
+//   and a combined index's summaries carry no type tests: lld picked the
+//   type IDs from the whole link's summaries. A backend that finds no
+//   resolution for a type ID takes its test as always false: every CFI
+//   check on that type traps (snappy's tests, under -fsanitize=cfi).
+// So when the index has either, one more pass over the bitstream copies it
+// record by record, replaces the summary block's CFI and type ID records by
+// the index's whole lists, and adds their names to the string table.
 //
 //===----------------------------------------------------------------------===//
 
@@ -48,9 +56,12 @@ readIndexShard(MemoryBufferRef Shard) {
   return Index;
 }
 
-// Whether writeIndexToFile writes every CFI function name of \p Index: it
-// writes those of functions that a summary it writes defines or references.
-static bool writerKeepsCfiNames(const ModuleSummaryIndex &Index) {
+// Whether writeIndexToFile writes all that \p Index holds of the whole link:
+// every CFI function name (it writes those of functions that a summary it
+// writes defines or references) and every type ID (none is certain).
+static bool writerKeepsWholeLink(const ModuleSummaryIndex &Index) {
+  if (!Index.typeIds().empty())
+    return false;
   if (Index.cfiFunctionDefs().empty() && Index.cfiFunctionDecls().empty())
     return true;
   DenseSet<GlobalValue::GUID> Written;
@@ -109,13 +120,17 @@ static Expected<StringRef> readStrtab(StringRef Bytes) {
 
 namespace {
 
-/// Copies an index's bitstream with its CFI function lists in full.
-class CfiListWriter {
+/// Copies an index's bitstream with its CFI function lists and type ID
+/// resolutions in full.
+class WholeLinkWriter {
 public:
-  CfiListWriter(const ModuleSummaryIndex &Index, StringRef Strtab)
+  WholeLinkWriter(const ModuleSummaryIndex &Index, StringRef Strtab)
       : Strtab(Strtab) {
     add(Index.cfiFunctionDefs(), Defs);
     add(Index.cfiFunctionDecls(), Decls);
+    // In GUID order, as LLVM's writer writes those it keeps.
+    for (const auto &[GUID, Entry] : Index.typeIds())
+      addTypeId(Entry.first, Entry.second);
   }
 
   Error copy(StringRef Bytes, SmallVectorImpl<char> &Buffer) {
@@ -144,17 +159,55 @@ private:
     std::vector<StringRef> Sorted = Names.symbols();
     llvm::sort(Sorted);
     for (StringRef Name : Sorted) {
-      Record.push_back(Strtab.size());
+      Record.push_back(addString(Name));
       Record.push_back(Name.size());
-      Strtab += Name;
     }
   }
 
-  void writeCfiRecords(BitstreamWriter &Out) {
+  uint64_t addString(StringRef Name) {
+    uint64_t Offset = Strtab.size();
+    Strtab += Name;
+    return Offset;
+  }
+
+  // An FS_TYPE_ID record, laid out as LLVM's writer lays it out
+  // (writeTypeIdSummaryRecord in BitcodeWriter.cpp), which its reader
+  // (parseTypeIdSummaryRecord) reads back.
+  void addTypeId(StringRef Name, const TypeIdSummary &Summary) {
+    SmallVector<uint64_t, 0> &Record = TypeIds.emplace_back();
+    Record.push_back(addString(Name));
+    Record.push_back(Name.size());
+    const TypeTestResolution &TT = Summary.TTRes;
+    Record.push_back(TT.TheKind);
+    Record.push_back(TT.SizeM1BitWidth);
+    Record.push_back(TT.AlignLog2);
+    Record.push_back(TT.SizeM1);
+    Record.push_back(TT.BitMask);
+    Record.push_back(TT.InlineBits);
+    for (const auto &[Offset, Devirt] : Summary.WPDRes) {
+      Record.push_back(Offset);
+      Record.push_back(Devirt.TheKind);
+      Record.push_back(addString(Devirt.SingleImplName));
+      Record.push_back(Devirt.SingleImplName.size());
+      Record.push_back(Devirt.ResByArg.size());
+      for (const auto &[Args, ByArg] : Devirt.ResByArg) {
+        Record.push_back(Args.size());
+        llvm::append_range(Record, Args);
+        Record.push_back(ByArg.TheKind);
+        Record.push_back(ByArg.Info);
+        Record.push_back(ByArg.Byte);
+        Record.push_back(ByArg.Bit);
+      }
+    }
+  }
+
+  void writeWholeLinkRecords(BitstreamWriter &Out) {
     if (!Defs.empty())
       Out.EmitRecord(bitc::FS_CFI_FUNCTION_DEFS, Defs);
     if (!Decls.empty())
       Out.EmitRecord(bitc::FS_CFI_FUNCTION_DECLS, Decls);
+    for (const SmallVector<uint64_t, 0> &Record : TypeIds)
+      Out.EmitRecord(bitc::FS_TYPE_ID, Record);
   }
 
   // Copies the block \p BlockID, whose ENTER_SUBBLOCK \p In has just read,
@@ -167,7 +220,7 @@ private:
       return E;
     Out.EnterSubblock(BlockID, In.getAbbrevIDWidth());
     bool Summary = BlockID == bitc::GLOBALVAL_SUMMARY_BLOCK_ID;
-    bool WroteCfi = false;
+    bool Wrote = false;
     unsigned NextAbbrev = bitc::FIRST_APPLICATION_ABBREV;
     SmallVector<uint64_t, 64> Values;
     while (true) {
@@ -178,8 +231,8 @@ private:
       if (Entry->Kind == BitstreamEntry::Error)
         return createStringError("malformed block %u", BlockID);
       if (Entry->Kind == BitstreamEntry::EndBlock) {
-        if (Summary && !WroteCfi)
-          writeCfiRecords(Out);
+        if (Summary && !Wrote)
+          writeWholeLinkRecords(Out);
         Out.ExitBlock();
         return Error::success();
       }
@@ -203,11 +256,12 @@ private:
       Expected<unsigned> Code = In.readRecord(Entry->ID, Values, &Blob);
       if (!Code)
         return Code.takeError();
-      if (Summary && (*Code == bitc::FS_CFI_FUNCTION_DEFS ||
-                      *Code == bitc::FS_CFI_FUNCTION_DECLS)) {
-        if (!WroteCfi)
-          writeCfiRecords(Out);
-        WroteCfi = true;
+      if (Summary &&
+          (*Code == bitc::FS_CFI_FUNCTION_DEFS ||
+           *Code == bitc::FS_CFI_FUNCTION_DECLS || *Code == bitc::FS_TYPE_ID)) {
+        if (!Wrote)
+          writeWholeLinkRecords(Out);
+        Wrote = true;
         continue;
       }
       if (BlockID == bitc::STRTAB_BLOCK_ID && *Code == bitc::STRTAB_BLOB)
@@ -236,6 +290,7 @@ private:
 
   std::string Strtab;
   SmallVector<uint64_t, 0> Defs, Decls;
+  std::vector<SmallVector<uint64_t, 0>> TypeIds;
 };
 
 } // namespace
@@ -245,18 +300,19 @@ Expected<std::string> writeIndexShard(const ModuleSummaryIndex &Index,
   std::string Bytes;
   raw_string_ostream OS(Bytes);
   writeIndexToFile(Index, OS);
-  if (writerKeepsCfiNames(Index))
+  if (writerKeepsWholeLink(Index))
     return Bytes;
 
   auto CannotKeep = [&](Error E) {
-    return createStringError("%s: cannot keep the CFI function lists: %s",
+    return createStringError("%s: cannot keep the CFI function lists and "
+                             "type IDs: %s",
                              Name.str().c_str(),
                              toString(std::move(E)).c_str());
   };
   Expected<StringRef> Strtab = readStrtab(Bytes);
   if (!Strtab)
     return CannotKeep(Strtab.takeError());
-  CfiListWriter Writer(Index, *Strtab);
+  WholeLinkWriter Writer(Index, *Strtab);
   SmallVector<char, 0> Buffer;
   if (Error E = Writer.copy(Bytes, Buffer))
     return CannotKeep(std::move(E));

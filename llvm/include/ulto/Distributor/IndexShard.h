@@ -31,7 +31,8 @@ llvm::Expected<std::unique_ptr<llvm::ModuleSummaryIndex>>
 readIndexShard(llvm::MemoryBufferRef Shard);
 
 /// \p Index written as a shard, in the order of LLVM's writer, with its CFI
-/// function lists whole; the error names the shard \p Name.
+/// function lists and type ID resolutions whole; the error names the shard
+/// \p Name.
 llvm::Expected<std::string>
 writeIndexShard(const llvm::ModuleSummaryIndex &Index, llvm::StringRef Name);
 
