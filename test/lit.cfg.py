@@ -65,3 +65,12 @@ config.substitutions.append(("%{ulto_toolchain}", os.path.join(
     config.ulto_obj_root, "share", "ulto", "ulto.cmake")))
 if shutil.which("cmake") and shutil.which("ninja"):
     config.available_features.add("cmake")
+# googletest's sources (Debian's libgtest-dev), a real C++ library for the
+# tests that link one in every mode.
+gtest_src = "/usr/src/googletest"
+if os.path.exists(os.path.join(gtest_src, "googlemock", "src", "gmock-all.cc")):
+    config.available_features.add("googletest-source")
+    config.substitutions.append(("%{gtest_src}", gtest_src))
+    config.substitutions.append(("%{gtest_includes}", " ".join(
+        "-I" + os.path.join(gtest_src, d) for d in
+        ["googletest/include", "googletest", "googlemock/include", "googlemock"])))
