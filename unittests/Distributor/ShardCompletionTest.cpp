@@ -61,6 +61,17 @@ define dso_local i32 @count() {
 }
 )";
 
+/// counter.o again, count() an alias of its body, as clang emits a C1
+/// constructor: a job that imports count() copies the body.
+constexpr char AliasedCounterIR[] = R"(
+@counter = dso_local global i32 0
+@count = dso_local alias i32 (), ptr @countBody
+define dso_local i32 @countBody() {
+  %n = load i32, ptr @counter
+  ret i32 %n
+}
+)";
+
 GlobalValue::GUID guid(StringRef Name) {
   return GlobalValue::getGUIDAssumingExternalLinkage(Name);
 }
@@ -225,6 +236,34 @@ TEST(ShardCompletionTest, AddsWhatTheModuleReferencesAndTheShardLacks) {
   std::string Completed = contents(List.Jobs[1].indexShard());
   EXPECT_EQ(completeAll(List), std::vector<std::string>());
   EXPECT_EQ(contents(List.Jobs[1].indexShard()), Completed);
+}
+
+// lld writes an imported alias without its aliasee: what the aliasee's body
+// refers to is the job's too.
+TEST(ShardCompletionTest, AddsWhatAnImportedAliasesBodyReferences) {
+  Link L;
+  L.addModule("shape.o", ShapeIR);
+  L.addModule("make.o", MakeIR);
+  L.addModule("counter.o", AliasedCounterIR);
+  JobList List = L.write({{"make.o", {"count"}}});
+  std::unique_ptr<ModuleSummaryIndex> Before =
+      readShard(contents(List.Jobs[1].indexShard()));
+  ASSERT_TRUE(Before);
+  std::vector<const GlobalValueSummary *> Count = summariesOf(*Before, "count");
+  ASSERT_EQ(Count.size(), 1u);
+  EXPECT_TRUE(isa<AliasSummary>(Count[0]));
+  EXPECT_TRUE(summariesOf(*Before, "countBody").empty());
+  EXPECT_TRUE(summariesOf(*Before, "counter").empty());
+
+  EXPECT_EQ(completeAll(List), std::vector<std::string>());
+  std::unique_ptr<ModuleSummaryIndex> After =
+      readShard(contents(List.Jobs[1].indexShard()));
+  ASSERT_TRUE(After);
+  std::vector<const GlobalValueSummary *> Counter =
+      summariesOf(*After, "counter");
+  ASSERT_EQ(Counter.size(), 1u);
+  EXPECT_TRUE(Counter[0]->isDSOLocal());
+  EXPECT_EQ(Counter[0]->modulePath().str(), List.Jobs[1].module().str());
 }
 
 TEST(ShardCompletionTest, NothingForAGlobalSomeCopyCallsPreemptible) {

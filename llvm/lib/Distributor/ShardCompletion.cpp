@@ -87,8 +87,12 @@ static void merge(DenseMap<GUID, Definition> &Definitions, GUID G,
 static void addRefs(const GlobalValueSummary &Summary,
                     SmallVectorImpl<GUID> &Refs) {
   if (const auto *Alias = dyn_cast<AliasSummary>(&Summary)) {
-    if (Alias->hasAliasee())
-      Refs.push_back(Alias->getAliaseeGUID());
+    if (!Alias->hasAliasee())
+      return;
+    Refs.push_back(Alias->getAliaseeGUID());
+    // A job that imports the alias imports a copy of its aliasee's body
+    // (lld's shard holds the alias only): what that body refers to.
+    addRefs(Alias->getAliasee(), Refs);
     return;
   }
   for (const ValueInfo &Ref : Summary.refs())
@@ -171,11 +175,11 @@ ShardCompletion::ShardCompletion(const JobList &List)
     ModuleFile &File = L->Files[I];
     File.Buffer = readFile(Paths[I]);
     if (File.Buffer)
-      forEachSummary(*File.Buffer, /*Thin=*/false,
-                     [&](GUID G, const GlobalValueSummary &Summary) {
-                       RegularDefinitions[I].push_back(
-                           {G, definitionOf(Summary)});
-                     });
+      forEachSummary(
+          *File.Buffer, /*Thin=*/false,
+          [&](GUID G, const GlobalValueSummary &Summary) {
+            RegularDefinitions[I].push_back({G, definitionOf(Summary)});
+          });
   });
   for (auto [Path, File] : zip_equal(Paths, L->Files))
     L->FileOf[Path] = &File;

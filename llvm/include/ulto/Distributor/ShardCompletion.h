@@ -18,7 +18,9 @@
 // nothing more, and leaves it alone as it leaves declarations alone).
 //
 // The references come from the modules' own summaries in the bitcode: a
-// shard keeps only the references whose targets it holds. The flags come
+// shard keeps only the references whose targets it holds. An imported
+// alias refers to what its aliasee's body does: the job imports a copy of
+// that body, and lld's shard holds the alias alone. The flags come
 // from the other jobs' shards, which carry the thin link's (lld marks the
 // definitions it resolved in the output dso_local), and, for the regular LTO
 // halves, which no shard holds, from their summaries in the bitcode, which
