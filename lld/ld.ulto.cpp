@@ -44,10 +44,12 @@
 #include "llvm/Support/ManagedStatic.h"
 #include "llvm/Support/Parallel.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Signals.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/TimeProfiler.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <set>
 #include <thread>
 #include <unistd.h>
 
@@ -464,15 +466,20 @@ bool checkBitcodeInputs(Options &Opts, ulto::EarlyDistributor *Early,
   return Errors.empty();
 }
 
-// Removes the output lld wrote, unless it is not a regular file (-o
-// /dev/null).
-void removeOutput(const Options &Opts) {
+// The output's path, as -o names it.
+StringRef outputPath(const Options &Opts) {
   StringRef Output = "a.out";
   for (const ulto::LinkOption &O : Opts.LinkOptions)
     if (O.Name == "o")
       Output = O.Value;
-  if (sys::fs::is_regular_file(Output))
-    sys::fs::remove(Output);
+  return Output;
+}
+
+// Removes the output lld wrote, unless it is not a regular file (-o
+// /dev/null).
+void removeOutput(const Options &Opts) {
+  if (sys::fs::is_regular_file(outputPath(Opts)))
+    sys::fs::remove(outputPath(Opts));
 }
 
 // Whether the file at \p Path is bitcode or an archive.
@@ -482,11 +489,13 @@ bool mayHoldBitcode(StringRef Path) {
          (Magic == file_magic::bitcode || Magic == file_magic::archive);
 }
 
-// Names the bitcode files and archives of \p Args in a new directory, which
-// \p Dir is set to, as LLVM 22's index shards can hold them
-// (SafeInputNames.h); false after reporting an error.
+// Names the bitcode files and archives of \p Args so that a distributed
+// link's jobs import as --lto=thin's backends do and LLVM 22 writes their
+// names whole (SafeInputNames.h), when they need it: symbolic links (or
+// archive copies) next to the output, which \p Made lists; false after
+// reporting an error.
 bool useSafeNames(const Options &Opts, SmallVectorImpl<const char *> &Args,
-                  StringSaver &Saver, SmallString<128> &Dir) {
+                  StringSaver &Saver, std::vector<std::string> &Made) {
   std::vector<unsigned> Where;
   std::vector<std::string> Paths;
   for (const auto &[Index, Path] : Opts.InputArgs)
@@ -494,29 +503,41 @@ bool useSafeNames(const Options &Opts, SmallVectorImpl<const char *> &Args,
       Where.push_back(Index);
       Paths.push_back(Path);
     }
-  if (std::error_code EC = sys::fs::createUniqueDirectory("ulto-link", Dir)) {
-    reportError("cannot create a directory for the inputs' ASCII names: " +
-                EC.message());
-    return false;
+  StringRef Output = outputPath(Opts);
+  if (!Opts.HasUnsafeNames) {
+    // An input that cannot be read is lld's to report.
+    Expected<bool> Matches = ulto::distributedOrderMatches(Paths, Output);
+    if (!Matches)
+      consumeError(Matches.takeError());
+    if (!Matches || *Matches)
+      return true;
   }
+  StringRef Dir = sys::path::parent_path(Output);
   if (!isASCII(Dir)) {
-    reportError("the temporary directory " + Dir +
-                " is not ASCII, so it cannot give inputs ASCII names (set "
-                "TMPDIR), or link with --lto=thin");
+    reportError("the output's directory " + Dir +
+                " is not ASCII, so it cannot hold the inputs' ASCII names; "
+                "link with --lto=thin");
     return false;
   }
+  std::string Prefix =
+      (sys::path::filename(Output) + ".ulto" + Twine(getpid()) + ".").str();
   Expected<std::vector<std::string>> Safe =
-      ulto::makeSafeInputNames(Paths, Dir);
+      ulto::makeSafeInputNames(Paths, Dir, Prefix);
   if (!Safe) {
     reportError(toString(Safe.takeError()));
     return false;
   }
   for (auto [Index, Name] : zip(Where, *Safe))
     Args[Index] = Saver.save(Name).data();
+  std::set<std::string> Unique(Safe->begin(), Safe->end());
+  Made.assign(Unique.begin(), Unique.end());
+  for (const std::string &Name : Made)
+    sys::RemoveFileOnSignal(Name);
   if (Opts.Verbose)
-    errs() << "ld.ulto: " << Safe->size() << " inputs named in " << Dir
-           << " for this link: LLVM 22 writes names that are not ASCII "
-              "corrupted into index shards\n";
+    errs() << "ld.ulto: " << Made.size() << " inputs named "
+           << (Dir.empty() ? "" : Dir + "/") << Prefix
+           << "* for this link: its jobs import as --lto=thin's backends "
+              "do, and LLVM 22 writes the names whole\n";
   return true;
 }
 
@@ -622,16 +643,18 @@ bool linkELF(ArrayRef<const char *> Argv, raw_ostream &Stdout,
   if (!Checked)
     return false;
 
-  // Inputs LLVM 22 cannot name in DTLTO's index shards get other names, in
-  // a directory ld.ulto removes after the link.
-  SmallString<128> SafeNamesDir;
+  // Inputs get other names where DTLTO's would import in another order than
+  // --lto=thin, or LLVM 22 cannot write them: links ld.ulto removes after
+  // the link.
+  std::vector<std::string> SafeNames;
   StringSaver Saver(Alloc);
   scope_exit RemoveSafeNames([&] {
-    if (!SafeNamesDir.empty())
-      sys::fs::remove_directories(SafeNamesDir);
+    for (const std::string &Name : SafeNames) {
+      sys::fs::remove(Name);
+      sys::DontRemoveFileOnSignal(Name);
+    }
   });
-  if (Distributed && Opts.HasUnsafeNames &&
-      !useSafeNames(Opts, Args, Saver, SafeNamesDir))
+  if (Distributed && !useSafeNames(Opts, Args, Saver, SafeNames))
     return false;
 
   // The link itself: lld's ELF driver, in this process.

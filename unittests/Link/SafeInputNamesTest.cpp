@@ -9,6 +9,8 @@
 #include "llvm/Support/raw_ostream.h"
 #include "gtest/gtest.h"
 
+#include <optional>
+
 using namespace llvm;
 using namespace ulto;
 
@@ -32,11 +34,15 @@ protected:
     return std::string(Path);
   }
 
-  std::string archive(StringRef Name, bool Thin) {
+  // An archive of members named \p Names, each holding its name, or
+  // \p Content when given.
+  std::string archive(StringRef Name, bool Thin,
+                      ArrayRef<StringRef> Names = {"ß.o", "b.o"},
+                      std::optional<StringRef> Content = std::nullopt) {
     std::vector<NewArchiveMember> Members;
-    for (StringRef Member : {"ß.o", "b.o"}) {
-      Expected<NewArchiveMember> M =
-          NewArchiveMember::getFile(file(Member, Member), true);
+    for (StringRef Member : Names) {
+      Expected<NewArchiveMember> M = NewArchiveMember::getFile(
+          file(Member, Content ? *Content : Member), true);
       EXPECT_TRUE(bool(M));
       Members.push_back(std::move(*M));
     }
@@ -103,6 +109,74 @@ TEST_F(SafeInputNamesTest, ErrorsNameTheInput) {
   ASSERT_FALSE(bool(Safe));
   EXPECT_EQ(toString(Safe.takeError()),
             (Dir + "/missing.o: No such file or directory").str());
+}
+
+// Bitcode, as far as the module IDs care: the magic.
+constexpr StringLiteral Bitcode = "BC\xC0\xDE";
+
+TEST_F(SafeInputNamesTest, DistributedOrderAsInProcess) {
+  // Objects and archives in the output's directory sort alike: "a.o",
+  // "b.o", "libx.a(m.o at 8)" in process; "libx.a(m.o at 8).3.<pid>.o"
+  // under DTLTO.
+  std::string A = file("a.o", Bitcode), B = file("b.o", Bitcode);
+  std::string X = archive("libx.a", /*Thin=*/false, {"m.o"}, Bitcode);
+  Expected<bool> Same =
+      distributedOrderMatches({A, B, X}, (Dir + "/app").str());
+  ASSERT_TRUE(bool(Same)) << toString(Same.takeError());
+  EXPECT_TRUE(*Same);
+  // An input named twice is one module.
+  EXPECT_TRUE(
+      cantFail(distributedOrderMatches({X, A, X}, (Dir + "/app").str())));
+  // Only bitcode counts: a member that is not, and another file, do not.
+  std::string Text = file("notes.txt", "text");
+  EXPECT_TRUE(
+      cantFail(distributedOrderMatches({A, Text}, (Dir + "/app").str())));
+}
+
+TEST_F(SafeInputNamesTest, DistributedOrderOfAProjectLaidOutInDirectories) {
+  // A project's layout: obj/t.o, zlib/libz.a, output in bin/. In process
+  // "obj/t.o" < "zlib/libz.a(...)"; under DTLTO the member is
+  // "bin/libz.a(...)", first.
+  for (StringRef Sub : {"obj", "zlib", "bin"})
+    ASSERT_FALSE(sys::fs::create_directories(Dir + "/" + Sub));
+  std::string T = file("obj/t.o", Bitcode);
+  std::string Z = archive("zlib/libz.a", /*Thin=*/false, {"z.o"}, Bitcode);
+  EXPECT_FALSE(
+      cantFail(distributedOrderMatches({T, Z}, (Dir + "/bin/t").str())));
+  // Two archives of one name in two directories: their members' DTLTO
+  // names differ in sequence numbers only, unknown here.
+  std::string Z2 = archive("libz.a", /*Thin=*/false, {"z.o"}, Bitcode);
+  EXPECT_FALSE(
+      cantFail(distributedOrderMatches({Z, Z2}, (Dir + "/out").str())));
+  // A thin archive's members keep their own files' paths.
+  std::string Thin = archive("zlib/libthin.a", /*Thin=*/true, {"z.o"}, Bitcode);
+  EXPECT_TRUE(
+      cantFail(distributedOrderMatches({Thin}, (Dir + "/bin/t").str())));
+}
+
+TEST_F(SafeInputNamesTest, PrefixedNamesRankedAsModuleIDs) {
+  // "libx.a(...)" sorts after "libx.a.o" as a path, before it as a module
+  // ID ('(' before '.'): the archive ranks first.
+  std::string Object = file("libx.a.o", Bitcode);
+  std::string X = archive("libx.a", /*Thin=*/false, {"m.o"}, Bitcode);
+  Expected<std::vector<std::string>> Safe =
+      makeSafeInputNames({Object, X, Object}, Out, "app.ulto7.");
+  ASSERT_TRUE(bool(Safe)) << toString(Safe.takeError());
+  EXPECT_EQ((*Safe)[0], (Out + "/app.ulto7.0001-libx.a.o").str());
+  EXPECT_EQ((*Safe)[1], (Out + "/app.ulto7.0000-libx.a").str());
+  // One link for a path named twice.
+  EXPECT_EQ((*Safe)[2], (*Safe)[0]);
+}
+
+TEST_F(SafeInputNamesTest, NothingIsLeftOfAFailure) {
+  std::string A = file("a.o", Bitcode);
+  Expected<std::vector<std::string>> Safe =
+      makeSafeInputNames({A, (Dir + "/missing.o").str()}, Out, "p.");
+  ASSERT_FALSE(bool(Safe));
+  consumeError(Safe.takeError());
+  std::error_code EC;
+  EXPECT_TRUE(sys::fs::directory_iterator(Out, EC) ==
+              sys::fs::directory_iterator());
 }
 
 } // namespace
