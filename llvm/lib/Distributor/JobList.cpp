@@ -1,6 +1,7 @@
 //===- JobList.cpp - The backend jobs of a distributed ThinLTO link -------===//
 
 #include "ulto/Distributor/JobList.h"
+#include "ulto/Support/TrustedFile.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
@@ -11,6 +12,7 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
 
 using namespace llvm;
 
@@ -194,14 +196,17 @@ Expected<JobList> parseJobList(StringRef JSON, StringRef Name) {
 }
 
 Expected<JobList> readJobList(StringRef Path) {
-  ErrorOr<std::unique_ptr<MemoryBuffer>> Buffer =
-      MemoryBuffer::getFile(Path, /*IsText=*/true);
+  // Its commands run as the user (TrustedFile.h).
+  Expected<std::unique_ptr<MemoryBuffer>> Buffer = readTrustedFile(Path);
   if (!Buffer)
-    return createStringError(Buffer.getError(), "%s: %s", Path.str().c_str(),
-                             Buffer.getError().message().c_str());
+    return Buffer.takeError();
   Expected<JobList> List = parseJobList((*Buffer)->getBuffer(), Path);
   if (!List)
     return List.takeError();
+  if (ErrorOr<std::string> Compiler = sys::findProgramByName(List->compiler()))
+    if (Error E = checkTrustedProgram(*Compiler))
+      return createStringError("%s: the jobs' compiler %s", Path.str().c_str(),
+                               toString(std::move(E)).c_str());
   // ulto dist writes its outputs and removes them after a failure: a file
   // already there must be an object (left by an earlier link) or empty, not
   // a file of the user's that a job list names by mistake.

@@ -1,0 +1,55 @@
+//===- TrustedFile.h - Files a user may take instructions from --*- C++ -*-===//
+//
+// ulto dist runs the commands a job list names, with the compiler it names,
+// as the user who runs it. On a machine others share, the list lies next to
+// the link's output, perhaps in a directory anyone can write (/tmp/app), and
+// lld does not create it exclusively: a list another user planted, or can
+// rewrite, would run her program as the user. So a list, and the compiler
+// it names, are taken only from files the user owns (or, for a compiler,
+// root) and no one else can write: not writable by others, nor by a group
+// other than the user's own private one (a group named as the user, the
+// user's primary group: Debian's umask 002 convention).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ULTO_SUPPORT_TRUSTEDFILE_H
+#define ULTO_SUPPORT_TRUSTEDFILE_H
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <sys/stat.h>
+
+namespace ulto {
+
+/// Who a file may belong to.
+enum class Owners { User, UserOrRoot };
+
+/// Why a file with \p Status is not one \p User may take instructions from;
+/// std::nullopt when it is. \p UserGroup is the user's private group, if the
+/// user has one.
+std::optional<std::string> untrustedBecause(const struct stat &Status,
+                                            uid_t User,
+                                            std::optional<gid_t> UserGroup,
+                                            Owners Allowed);
+
+/// The calling user's private group: the primary group when it is named as
+/// the user.
+std::optional<gid_t> userPrivateGroup();
+
+/// Reads \p Path, not through a final symbolic link, if it is a regular
+/// file the user trusts (owned by the user); the error names the file.
+llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>>
+readTrustedFile(llvm::StringRef Path);
+
+/// Whether the program at \p Path (after symbolic links) may run as the
+/// user: owned by the user or root, writable by no one else.
+llvm::Error checkTrustedProgram(llvm::StringRef Path);
+
+} // namespace ulto
+
+#endif // ULTO_SUPPORT_TRUSTEDFILE_H

@@ -1,0 +1,84 @@
+//===- TrustedFile.cpp - Files a user may take instructions from ----------===//
+
+#include "ulto/Support/TrustedFile.h"
+
+#include "llvm/ADT/Twine.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
+#include <unistd.h>
+
+using namespace llvm;
+
+namespace ulto {
+
+std::optional<std::string> untrustedBecause(const struct stat &Status,
+                                            uid_t User,
+                                            std::optional<gid_t> UserGroup,
+                                            Owners Allowed) {
+  if (Status.st_uid != User &&
+      !(Allowed == Owners::UserOrRoot && Status.st_uid == 0))
+    return ("it belongs to user " + Twine(Status.st_uid)).str();
+  if (Status.st_mode & S_IWOTH)
+    return std::string("other users can write it");
+  if ((Status.st_mode & S_IWGRP) && Status.st_gid != UserGroup)
+    return ("group " + Twine(Status.st_gid) + " can write it").str();
+  return std::nullopt;
+}
+
+std::optional<gid_t> userPrivateGroup() {
+  struct passwd *User = ::getpwuid(::geteuid());
+  if (!User)
+    return std::nullopt;
+  struct group *Group = ::getgrgid(User->pw_gid);
+  if (!Group || std::strcmp(Group->gr_name, User->pw_name) != 0)
+    return std::nullopt;
+  return Group->gr_gid;
+}
+
+Expected<std::unique_ptr<MemoryBuffer>> readTrustedFile(StringRef Path) {
+  auto Fail = [&](const Twine &Why) {
+    return createStringError("%s: %s", Path.str().c_str(), Why.str().c_str());
+  };
+  int FD;
+  do
+    FD = ::open(Path.str().c_str(),
+                O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  while (FD < 0 && errno == EINTR);
+  if (FD < 0)
+    return Fail(errno == ELOOP ? "not taken: it is a symbolic link"
+                               : std::strerror(errno));
+  struct stat Status = {};
+  if (::fstat(FD, &Status) != 0 || !S_ISREG(Status.st_mode)) {
+    ::close(FD);
+    return Fail(S_ISDIR(Status.st_mode) ? std::strerror(EISDIR)
+                                        : "not taken: not a regular file");
+  }
+  if (std::optional<std::string> Why = untrustedBecause(
+          Status, ::geteuid(), userPrivateGroup(), Owners::User)) {
+    ::close(FD);
+    return Fail("not taken: " + *Why);
+  }
+  ErrorOr<std::unique_ptr<MemoryBuffer>> Buffer = MemoryBuffer::getOpenFile(
+      FD, Path, Status.st_size, /*RequiresNullTerminator=*/false);
+  ::close(FD);
+  if (!Buffer)
+    return Fail(Buffer.getError().message());
+  return std::move(*Buffer);
+}
+
+Error checkTrustedProgram(StringRef Path) {
+  struct stat Status;
+  if (::stat(Path.str().c_str(), &Status) != 0)
+    return Error::success(); // Not there: running it says so.
+  if (std::optional<std::string> Why = untrustedBecause(
+          Status, ::geteuid(), userPrivateGroup(), Owners::UserOrRoot))
+    return createStringError("%s: not run: %s", Path.str().c_str(),
+                             Why->c_str());
+  return Error::success();
+}
+
+} // namespace ulto

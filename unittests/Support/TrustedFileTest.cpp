@@ -1,0 +1,78 @@
+//===- TrustedFileTest.cpp ------------------------------------------------===//
+
+#include "ulto/Support/TrustedFile.h"
+#include "gtest/gtest.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Testing/Support/SupportHelpers.h"
+
+#include <unistd.h>
+
+using namespace llvm;
+using namespace ulto;
+
+namespace {
+
+struct stat fileOf(uid_t Owner, gid_t Group, mode_t Mode) {
+  struct stat S = {};
+  S.st_uid = Owner;
+  S.st_gid = Group;
+  S.st_mode = S_IFREG | Mode;
+  return S;
+}
+
+TEST(TrustedFileTest, TheUsersOwnAndNoOneElsesToWrite) {
+  EXPECT_EQ(
+      untrustedBecause(fileOf(1000, 1000, 0644), 1000, 1000, Owners::User),
+      std::nullopt);
+  EXPECT_EQ(
+      untrustedBecause(fileOf(1001, 1001, 0644), 1000, 1000, Owners::User),
+      "it belongs to user 1001");
+  EXPECT_EQ(
+      untrustedBecause(fileOf(1000, 1000, 0666), 1000, 1000, Owners::User),
+      "other users can write it");
+  EXPECT_EQ(untrustedBecause(fileOf(1000, 100, 0664), 1000, 1000, Owners::User),
+            "group 100 can write it");
+  // The user's private group writes as the user does (umask 002).
+  EXPECT_EQ(
+      untrustedBecause(fileOf(1000, 1000, 0664), 1000, 1000, Owners::User),
+      std::nullopt);
+  EXPECT_EQ(untrustedBecause(fileOf(1000, 1000, 0664), 1000, std::nullopt,
+                             Owners::User),
+            "group 1000 can write it");
+}
+
+TEST(TrustedFileTest, ProgramsMayBeRoots) {
+  EXPECT_EQ(
+      untrustedBecause(fileOf(0, 0, 0755), 1000, 1000, Owners::UserOrRoot),
+      std::nullopt);
+  EXPECT_EQ(untrustedBecause(fileOf(0, 0, 0755), 1000, 1000, Owners::User),
+            "it belongs to user 0");
+  EXPECT_EQ(
+      untrustedBecause(fileOf(0, 0, 0757), 1000, 1000, Owners::UserOrRoot),
+      "other users can write it");
+}
+
+TEST(TrustedFileTest, ReadsTheUsersFilesOnly) {
+  unittest::TempDir Dir("trusted-file", /*Unique=*/true);
+  unittest::TempFile List(Dir.path("jobs.json"), "", "{}", /*Unique=*/false);
+  Expected<std::unique_ptr<MemoryBuffer>> Read = readTrustedFile(List.path());
+  ASSERT_TRUE(bool(Read)) << toString(Read.takeError());
+  EXPECT_EQ((*Read)->getBuffer(), "{}");
+
+  ASSERT_FALSE(sys::fs::setPermissions(List.path(), sys::fs::perms(0646)));
+  EXPECT_EQ(toString(readTrustedFile(List.path()).takeError()),
+            List.path().str() + ": not taken: other users can write it");
+
+  // Not through a link, and not a FIFO (a read would wait for a writer).
+  unittest::TempLink Link(List.path(), Dir.path("link.json"));
+  EXPECT_EQ(toString(readTrustedFile(Link.path()).takeError()),
+            Link.path().str() + ": not taken: it is a symbolic link");
+  std::string Fifo(Dir.path("fifo.json"));
+  ASSERT_EQ(::mkfifo(Fifo.c_str(), 0600), 0);
+  EXPECT_EQ(toString(readTrustedFile(Fifo).takeError()),
+            Fifo + ": not taken: not a regular file");
+  ::unlink(Fifo.c_str());
+}
+
+} // namespace
