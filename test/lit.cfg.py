@@ -74,3 +74,6 @@ if os.path.exists(os.path.join(gtest_src, "googlemock", "src", "gmock-all.cc")):
     config.substitutions.append(("%{gtest_includes}", " ".join(
         "-I" + os.path.join(gtest_src, d) for d in
         ["googletest/include", "googletest", "googlemock/include", "googlemock"])))
+# Tests that play another user of the machine hand files to nobody (root).
+if os.geteuid() == 0:
+    config.available_features.add("root")

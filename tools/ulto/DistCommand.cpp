@@ -50,6 +50,7 @@
 #include "llvm/Support/TimeProfiler.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <grp.h>
 #include <sys/prctl.h>
 
 using namespace llvm;
@@ -276,6 +277,8 @@ struct DistConfig {
   std::string NinjaFile;
   std::string CacheDir;
   std::string CachePolicy;
+  /// Whose cache entries besides the user's a link takes.
+  std::optional<gid_t> TrustedGroup;
   bool UseCache;
   bool ShardsAreTemporary;
   bool Spawn;
@@ -361,6 +364,13 @@ Expected<DistConfig> readDistConfig(const opt::InputArgList &Args) {
       Args.getLastArgValue(OPT_cache_policy, DefaultCachePolicy).str();
   if (Error E = checkCachePolicy(Config.CachePolicy))
     return E;
+  if (const opt::Arg *A = Args.getLastArg(OPT_cache_trusted_group)) {
+    struct group *Group = ::getgrnam(A->getValue());
+    if (!Group)
+      return createStringError("--cache-trusted-group=%s: no such group",
+                               A->getValue());
+    Config.TrustedGroup = Group->gr_gid;
+  }
   Config.UseCache = !Args.hasArg(OPT_no_cache);
   Config.ShardsAreTemporary = Args.hasArg(OPT_shards_are_temporary);
   Config.Spawn = Args.hasArg(OPT_spawn);
@@ -382,7 +392,7 @@ Expected<SharedWork> openCache(const DistConfig &Config) {
   if (!Config.UseCache)
     return Shared;
   Expected<std::unique_ptr<BackendCache>> Cache =
-      BackendCache::open(Config.CacheDir);
+      BackendCache::open(Config.CacheDir, Config.TrustedGroup);
   if (!Cache) {
     writeMessage(errs(), ToolName, MessageKind::Warning,
                  toString(Cache.takeError()) + "; running without a cache");

@@ -25,6 +25,10 @@ def no_cache : Flag<["--"], "no-cache">,
                HelpText<"Run every job; neither read nor fill the cache">;
 def cache_policy : Joined<["--"], "cache-policy=">, MetaVarName<"<policy>">,
                    HelpText<"Pruning policy, as lld's --thinlto-cache-policy">;
+def cache_trusted_group : Joined<["--"], "cache-trusted-group=">,
+    MetaVarName<"<group>">,
+    HelpText<"Also take the cache entries of <group> (default: the user's "
+             "own only)">;
 def time_trace : Joined<["--"], "time-trace=">, MetaVarName<"<file>">,
                  HelpText<"Write a Chrome/Perfetto trace of the jobs">;
 def emit_ninja : Joined<["--"], "emit-ninja=">, MetaVarName<"<file>">,

@@ -9,6 +9,9 @@
 #include "llvm/Testing/Support/SupportHelpers.h"
 #include "gtest/gtest.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 using namespace llvm;
 using namespace ulto;
 using namespace ulto::test;
@@ -99,6 +102,72 @@ TEST(BackendCacheTest, PrunesByPolicy) {
   ASSERT_EQ(errorText(pruneBackendCache(Dir.path(), "cache_size_files=1")), "");
   EXPECT_EQ(readCacheStats(Dir.path())->Entries, 1u);
   EXPECT_NE(errorText(pruneBackendCache(Dir.path(), "bogus=1")), "");
+}
+
+// What another writer of a shared cache can put under an entry's name:
+// none of it is read through, waited on, or taken.
+TEST(BackendCacheTest, EntriesThatAreNotRegularFilesAreDamaged) {
+  unittest::TempDir Dir("cache", /*Unique=*/true);
+  Expected<std::unique_ptr<BackendCache>> Cache =
+      BackendCache::open(Dir.path());
+  ASSERT_EQ(errorText(Cache), "");
+  std::string Entry((Dir.path() + "/llvmcache-" + Key).str());
+  unittest::TempFile Victim(Dir.path("victim"), "", "precious",
+                            /*Unique=*/false);
+  ASSERT_EQ(::symlink(Victim.path().str().c_str(), Entry.c_str()), 0);
+  bool Damaged = false;
+  EXPECT_EQ((*Cache)->lookup(Key, Damaged), nullptr);
+  EXPECT_TRUE(Damaged);
+  EXPECT_FALSE(sys::fs::exists(Entry));
+  ErrorOr<std::unique_ptr<MemoryBuffer>> Kept =
+      MemoryBuffer::getFile(Victim.path());
+  ASSERT_TRUE(bool(Kept));
+  EXPECT_EQ((*Kept)->getBuffer(), "precious");
+
+  ASSERT_EQ(::mkfifo(Entry.c_str(), 0600), 0);
+  EXPECT_EQ((*Cache)->lookup(Key, Damaged), nullptr); // Does not wait.
+  EXPECT_TRUE(Damaged);
+}
+
+TEST(BackendCacheTest, OnlyTrustedWritersEntriesAreTaken) {
+  struct stat S = {};
+  S.st_mode = S_IFREG | 0644;
+  S.st_size = 100;
+  S.st_uid = 1000;
+  S.st_gid = 50;
+  EXPECT_EQ(checkEntry(S, 1000, std::nullopt), EntryCheck::Trusted);
+  EXPECT_EQ(checkEntry(S, 1001, std::nullopt), EntryCheck::Untrusted);
+  EXPECT_EQ(checkEntry(S, 1001, gid_t(50)), EntryCheck::Trusted);
+  EXPECT_EQ(checkEntry(S, 1001, gid_t(51)), EntryCheck::Untrusted);
+  S.st_size = MaxEntrySize + 1;
+  EXPECT_EQ(checkEntry(S, 1000, std::nullopt), EntryCheck::Damaged);
+  S.st_size = 100;
+  S.st_mode = S_IFIFO | 0644;
+  EXPECT_EQ(checkEntry(S, 1000, std::nullopt), EntryCheck::Damaged);
+}
+
+// Pruning rewrites its timestamp file: never through a link planted there.
+TEST(BackendCacheTest, PruningFollowsNoLink) {
+  unittest::TempDir Dir("cache", /*Unique=*/true);
+  unittest::TempFile Victim(Dir.path("victim"), "", "precious",
+                            /*Unique=*/false);
+  ASSERT_FALSE(sys::fs::create_directory(Dir.path("cache")));
+  std::string Stamp((Dir.path("cache") + "/llvmcache.timestamp").str());
+  ASSERT_EQ(::symlink(Victim.path().str().c_str(), Stamp.c_str()), 0);
+  std::string Link((Dir.path("cache") + "/llvmcache-" + Key).str());
+  ASSERT_EQ(::symlink(Victim.path().str().c_str(), Link.c_str()), 0);
+  ASSERT_EQ(
+      errorText(pruneBackendCache(Dir.path("cache"), "cache_size_files=1")),
+      "");
+  ErrorOr<std::unique_ptr<MemoryBuffer>> Kept =
+      MemoryBuffer::getFile(Victim.path());
+  ASSERT_TRUE(bool(Kept));
+  EXPECT_EQ((*Kept)->getBuffer(), "precious");
+  // The links are gone; the timestamp is a file of the cache's own.
+  EXPECT_FALSE(sys::fs::exists(Link));
+  sys::fs::file_status Status;
+  ASSERT_FALSE(sys::fs::status(Stamp, Status, /*Follow=*/false));
+  EXPECT_EQ(Status.type(), sys::fs::file_type::regular_file);
 }
 
 TEST(BackendCacheTest, DefaultDirectoryFollowsEnvironment) {

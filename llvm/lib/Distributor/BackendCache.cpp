@@ -12,7 +12,11 @@
 #include "llvm/Support/Process.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cerrno>
 #include <cstring>
+#include <fcntl.h>
+#include <limits>
+#include <unistd.h>
 
 using namespace llvm;
 
@@ -42,11 +46,12 @@ std::string defaultCacheDirectory() {
 }
 
 Expected<std::unique_ptr<BackendCache>>
-BackendCache::open(StringRef Directory) {
+BackendCache::open(StringRef Directory, std::optional<gid_t> TrustedGroup) {
   if (std::error_code EC = sys::fs::create_directories(Directory))
     return createStringError(EC, "cannot create cache directory '%s': %s",
                              Directory.str().c_str(), EC.message().c_str());
-  return std::unique_ptr<BackendCache>(new BackendCache(Directory.str()));
+  return std::unique_ptr<BackendCache>(
+      new BackendCache(Directory.str(), TrustedGroup));
 }
 
 std::string BackendCache::entryPath(StringRef Key) const {
@@ -55,28 +60,51 @@ std::string BackendCache::entryPath(StringRef Key) const {
   return std::string(Path);
 }
 
+EntryCheck checkEntry(const struct stat &Status, uid_t User,
+                      std::optional<gid_t> TrustedGroup) {
+  if (!S_ISREG(Status.st_mode) || uint64_t(Status.st_size) > MaxEntrySize)
+    return EntryCheck::Damaged;
+  if (Status.st_uid == User || (TrustedGroup && Status.st_gid == *TrustedGroup))
+    return EntryCheck::Trusted;
+  return EntryCheck::Untrusted;
+}
+
 std::unique_ptr<MemoryBuffer> BackendCache::lookup(StringRef Key,
                                                    bool &Damaged) {
   Damaged = false;
   std::string Path = entryPath(Key);
-  Expected<sys::fs::file_t> FD = sys::fs::openNativeFileForRead(Path);
-  if (!FD) {
-    consumeError(FD.takeError());
+  // Not through a link (its target is another user's choice), and not
+  // waiting on a FIFO.
+  int FD;
+  do
+    FD = ::open(Path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  while (FD < 0 && errno == EINTR);
+  struct stat Status;
+  EntryCheck Check = EntryCheck::Damaged;
+  if (FD >= 0 && ::fstat(FD, &Status) == 0)
+    Check = checkEntry(Status, ::geteuid(), TrustedGroup);
+  else if (FD < 0 && errno != ELOOP)
+    return nullptr; // No entry, or none this user may read: a miss.
+  // Another user's entry, in a cache the user shares: a miss, left alone.
+  if (Check == EntryCheck::Untrusted) {
+    ::close(FD);
     return nullptr;
   }
   ErrorOr<std::unique_ptr<MemoryBuffer>> Entry =
-      MemoryBuffer::getOpenFile(*FD, Path, /*FileSize=*/-1,
-                                /*RequiresNullTerminator=*/false);
+      Check == EntryCheck::Trusted
+          ? MemoryBuffer::getOpenFile(FD, Path, Status.st_size,
+                                      /*RequiresNullTerminator=*/false)
+          : ErrorOr<std::unique_ptr<MemoryBuffer>>(
+                std::make_error_code(std::errc::invalid_argument));
   // A hit is a use: pruning by age removes the least recently used entries.
   if (Entry)
     (void)sys::fs::setLastAccessAndModificationTime(
-        *FD, std::chrono::system_clock::now());
-  sys::fs::closeFile(*FD);
-  if (!Entry)
-    return nullptr;
+        FD, std::chrono::system_clock::now());
+  if (FD >= 0)
+    ::close(FD);
 
-  StringRef Bytes = (*Entry)->getBuffer();
   bool Intact = false;
+  StringRef Bytes = Entry ? (*Entry)->getBuffer() : StringRef();
   if (Bytes.size() > TrailerSize) {
     StringRef Object = Bytes.drop_back(TrailerSize);
     StringRef Trailer = Bytes.take_back(TrailerSize);
@@ -85,9 +113,11 @@ std::unique_ptr<MemoryBuffer> BackendCache::lookup(StringRef Key,
              std::memcmp(Trailer.data() + EntryMagic.size(), Sum.data(),
                          Sum.size()) == 0;
   }
+  // Dropped: the name only, never a link's target (LLVM's remove would not
+  // take a FIFO). One that stays (another user's, in a sticky directory) is
+  // no more than a miss.
   if (!Intact) {
-    Damaged = true;
-    sys::fs::remove(Path);
+    Damaged = ::unlink(Path.c_str()) == 0;
     return nullptr;
   }
   return MemoryBuffer::getMemBufferCopy(Bytes.drop_back(TrailerSize), Key);
@@ -107,15 +137,15 @@ Error BackendCache::store(StringRef Key, StringRef Object) {
 Expected<CacheStats> readCacheStats(StringRef Directory) {
   CacheStats Stats;
   std::error_code EC;
-  for (sys::fs::directory_iterator It(Directory, EC), End; It != End && !EC;
-       It.increment(EC)) {
-    if (!sys::path::filename(It->path()).starts_with("llvmcache-"))
-      continue;
-    ErrorOr<sys::fs::basic_file_status> Status = It->status();
-    if (!Status)
+  for (sys::fs::directory_iterator It(Directory, EC, /*Follow=*/false), End;
+       It != End && !EC; It.increment(EC)) {
+    sys::fs::file_status Status;
+    if (!sys::path::filename(It->path()).starts_with("llvmcache-") ||
+        sys::fs::status(It->path(), Status, /*Follow=*/false) ||
+        Status.type() != sys::fs::file_type::regular_file)
       continue;
     ++Stats.Entries;
-    Stats.Bytes += Status->getSize();
+    Stats.Bytes += Status.getSize();
   }
   if (EC && EC != std::errc::no_such_file_or_directory)
     return createStringError(EC, "cannot read cache directory '%s': %s",
@@ -136,14 +166,96 @@ Error checkCachePolicy(StringRef Policy) {
   return parsePolicy(Policy).takeError();
 }
 
+// LLVM's pruneCache, but through no link: it rewrites llvmcache.timestamp
+// by name, so in a cache another user can write, a link planted there
+// truncated a file of the pruning user's choosing. Here the timestamp is
+// opened with O_NOFOLLOW, entries are looked at, never followed, and only
+// names are removed. The same policy: the least recently used entries go
+// first, past Expiration, then until the size and count limits hold.
+static void pruneEntries(StringRef Directory, const CachePruningPolicy &Policy,
+                         bool Now) {
+  SmallString<128> Timestamp(Directory);
+  sys::path::append(Timestamp, "llvmcache.timestamp");
+  auto Time = std::chrono::system_clock::now();
+  sys::fs::file_status Stamp;
+  bool HasStamp = !sys::fs::status(Timestamp, Stamp, /*Follow=*/false);
+  if (HasStamp && Stamp.type() != sys::fs::file_type::regular_file) {
+    ::unlink(Timestamp.c_str());
+    HasStamp = false;
+  }
+  if (!Now && HasStamp &&
+      (!Policy.Interval ||
+       Time - Stamp.getLastModificationTime() <= *Policy.Interval))
+    return;
+  int FD =
+      ::open(Timestamp.c_str(),
+             O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0666);
+  if (FD >= 0) {
+    (void)sys::fs::setLastAccessAndModificationTime(FD, Time);
+    ::close(FD);
+  }
+
+  struct Entry {
+    std::string Path;
+    sys::TimePoint<> Used;
+    uint64_t Size;
+  };
+  std::vector<Entry> Entries;
+  uint64_t Total = 0;
+  std::error_code EC;
+  for (sys::fs::directory_iterator It(Directory, EC, /*Follow=*/false), End;
+       It != End && !EC; It.increment(EC)) {
+    if (!sys::path::filename(It->path()).starts_with("llvmcache-"))
+      continue;
+    sys::fs::file_status Status;
+    if (sys::fs::status(It->path(), Status, /*Follow=*/false))
+      continue;
+    if (Status.type() != sys::fs::file_type::regular_file) {
+      ::unlink(It->path().c_str()); // Not an entry: a link, a FIFO.
+      continue;
+    }
+    if (Policy.Expiration != std::chrono::seconds(0) &&
+        Time - Status.getLastAccessedTime() > Policy.Expiration) {
+      sys::fs::remove(It->path());
+      continue;
+    }
+    Entries.push_back(
+        {It->path(), Status.getLastAccessedTime(), Status.getSize()});
+    Total += Status.getSize();
+  }
+
+  uint64_t Limit = std::numeric_limits<uint64_t>::max();
+  if (Policy.MaxSizeBytes)
+    Limit = Policy.MaxSizeBytes;
+  if (Policy.MaxSizePercentageOfAvailableSpace &&
+      Policy.MaxSizePercentageOfAvailableSpace < 100) {
+    ErrorOr<sys::fs::space_info> Space = sys::fs::disk_space(Directory);
+    if (Space)
+      Limit = std::min<uint64_t>(
+          Limit, (Space->available + Total) *
+                     Policy.MaxSizePercentageOfAvailableSpace / 100);
+  }
+  size_t Files = Policy.MaxSizeFiles ? Policy.MaxSizeFiles : Entries.size();
+  llvm::sort(Entries, [](const Entry &A, const Entry &B) {
+    return A.Used != B.Used ? A.Used < B.Used : A.Path < B.Path;
+  });
+  size_t Left = Entries.size();
+  for (const Entry &E : Entries) {
+    if (Total <= Limit && Left <= Files)
+      break;
+    if (!sys::fs::remove(E.Path)) {
+      Total -= E.Size;
+      --Left;
+    }
+  }
+}
+
 static Error prune(StringRef Directory, StringRef PolicyText, bool Now) {
   Expected<CachePruningPolicy> Policy = parsePolicy(PolicyText);
   if (!Policy)
     return Policy.takeError();
-  if (Now)
-    Policy->Interval = std::chrono::seconds(0);
-  if (sys::fs::exists(Directory))
-    pruneCache(Directory, *Policy);
+  if (sys::fs::is_directory(Directory))
+    pruneEntries(Directory, *Policy, Now);
   return Error::success();
 }
 

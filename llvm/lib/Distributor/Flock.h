@@ -17,12 +17,15 @@
 
 namespace ulto {
 
-/// Opens (creating) a lock file that no child process inherits; -1 and
-/// errno on failure.
+/// Opens (creating) a lock file that no child process inherits, and not
+/// through a symbolic link (in a shared cache, another user's choice); -1
+/// and errno on failure. Created as the umask allows, so that the other
+/// users of a shared cache can lock it too.
 inline int openLockFile(const char *Path) {
   int FD;
   do
-    FD = ::open(Path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    FD = ::open(Path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK,
+                0666);
   while (FD < 0 && errno == EINTR);
   return FD;
 }

@@ -8,6 +8,17 @@
 // their key and object, so that a damaged entry, or one copied under another
 // key's name, is detected, dropped and rebuilt instead of linked.
 //
+// Trust. Anyone can compute that digest: it detects damage, not a writer.
+// A cache directory others can write (a team's, mode 1777 or group
+// writable) is trusted only as far as the user says: by default a link
+// takes only entries the user owns; --cache-trusted-group=GROUP also takes
+// those of GROUP (a setgid directory of a team whose members trust each
+// other, as ccache's and sccache's shared caches trust every writer).
+// Another entry is a miss, left alone. Nothing in the cache is read or
+// written through a symbolic link, and an entry that is not a regular file
+// of a sane size (a FIFO would block the link, /dev/zero fill its memory) is
+// damaged.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef ULTO_DISTRIBUTOR_BACKENDCACHE_H
@@ -19,7 +30,9 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
+#include <sys/stat.h>
 
 namespace ulto {
 
@@ -32,13 +45,27 @@ std::string defaultCacheDirectory();
 constexpr llvm::StringLiteral DefaultCachePolicy =
     "prune_after=168h:cache_size=75%:cache_size_bytes=10g";
 
+/// The largest entry a lookup reads: larger is damaged.
+constexpr uint64_t MaxEntrySize = uint64_t(4) << 30;
+
+enum class EntryCheck { Trusted, Untrusted, Damaged };
+
+/// What a lookup makes of an entry with \p Status for user \p User, who
+/// also trusts \p TrustedGroup's entries.
+EntryCheck checkEntry(const struct stat &Status, uid_t User,
+                      std::optional<gid_t> TrustedGroup);
+
 class BackendCache {
 public:
+  /// The cache in \p Directory, created if absent, taking the user's own
+  /// entries and, with \p TrustedGroup, that group's.
   static llvm::Expected<std::unique_ptr<BackendCache>>
-  open(llvm::StringRef Directory);
+  open(llvm::StringRef Directory,
+       std::optional<gid_t> TrustedGroup = std::nullopt);
 
   /// The object stored under \p Key; null on a miss. A damaged entry is
-  /// removed and reported through \p Damaged, and is a miss. Thread-safe.
+  /// removed and reported through \p Damaged, and is a miss; so is an entry
+  /// the user does not trust, which is left alone. Thread-safe.
   std::unique_ptr<llvm::MemoryBuffer> lookup(llvm::StringRef Key,
                                              bool &Damaged);
 
@@ -51,11 +78,13 @@ public:
   llvm::StringRef directory() const { return Directory; }
 
 private:
-  BackendCache(std::string Directory) : Directory(std::move(Directory)) {}
+  BackendCache(std::string Directory, std::optional<gid_t> TrustedGroup)
+      : Directory(std::move(Directory)), TrustedGroup(TrustedGroup) {}
 
   std::string entryPath(llvm::StringRef Key) const;
 
   std::string Directory;
+  std::optional<gid_t> TrustedGroup;
 };
 
 struct CacheStats {
@@ -70,7 +99,8 @@ llvm::Expected<CacheStats> readCacheStats(llvm::StringRef Directory);
 llvm::Error checkCachePolicy(llvm::StringRef Policy);
 
 /// Prunes the cache in \p Directory now, by \p Policy (lld's
-/// --thinlto-cache-policy syntax).
+/// --thinlto-cache-policy syntax), as LLVM's pruneCache does but through no
+/// symbolic link.
 llvm::Error pruneBackendCache(llvm::StringRef Directory,
                               llvm::StringRef Policy);
 
