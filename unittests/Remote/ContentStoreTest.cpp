@@ -34,6 +34,7 @@ public:
   int64_t LargestBatch = 0;
   bool BatchReads = true;
   bool Damage = false;
+  bool Endless = false; ///< Read streams until the client gives up.
 
   grpc::Status
   FindMissingBlobs(grpc::ServerContext *,
@@ -114,6 +115,10 @@ public:
       Chunk.set_data(Data.substr(At, 1000));
       Writer->Write(Chunk);
     }
+    bs::ReadResponse More;
+    More.set_data(std::string(1000, 'x'));
+    while (Endless && Writer->Write(More))
+      ;
     return grpc::Status::OK;
   }
 };
@@ -247,6 +252,26 @@ TEST_F(ContentStoreTest, ReadsFallBackToByteStreamAndCheckDigests) {
   Blob Missing = blob("never sent");
   S = Store.read(Missing.Digest, Bytes, "action");
   EXPECT_EQ(S.error_code(), grpc::StatusCode::NOT_FOUND);
+}
+
+// A hostile or broken server: a result that names a 2^40-byte blob, and a
+// stream that never ends for a small one. Neither is read past what the
+// digest (and MaxBlobBytes) allows.
+TEST_F(ContentStoreTest, ReadsNoMoreThanTheDigestSays) {
+  ContentStore Store(*Remote, 1 << 20);
+  std::string Bytes;
+  reapi::Digest Huge = digestOf("small");
+  Huge.set_size_bytes(int64_t(1) << 40);
+  EXPECT_EQ(Store.read(Huge, Bytes, "action").error_code(),
+            grpc::StatusCode::OUT_OF_RANGE);
+
+  Blob B = blob(std::string(1700, 'b'));
+  Storage.Blobs[B.Digest.hash()] = B.Bytes;
+  Storage.BatchReads = false;
+  Storage.Endless = true;
+  grpc::Status S = Store.read(B.Digest, Bytes, "action");
+  EXPECT_EQ(S.error_code(), grpc::StatusCode::DATA_LOSS);
+  EXPECT_LE(Bytes.size(), B.Bytes.size());
 }
 
 } // namespace

@@ -194,6 +194,11 @@ grpc::Status ContentStore::write(const Blob &B, StringRef Bytes,
 
 grpc::Status ContentStore::read(const reapi::Digest &Digest, std::string &Bytes,
                                 StringRef ActionId) {
+  if (Digest.size_bytes() < 0 || Digest.size_bytes() > MaxBlobBytes)
+    return grpc::Status(grpc::StatusCode::OUT_OF_RANGE,
+                        "blob " + Digest.hash() + " of " +
+                            std::to_string(Digest.size_bytes()) +
+                            " bytes: more than ulto reads");
   grpc::Status Status;
   if (BatchReads && Digest.size_bytes() + EntryOverhead <= MaxBatchBytes) {
     reapi::BatchReadBlobsRequest Request;
@@ -241,10 +246,19 @@ grpc::Status ContentStore::readStream(const reapi::Digest &Digest,
   std::unique_ptr<grpc::ClientReader<google::bytestream::ReadResponse>> Reader =
       ByteStream->Read(&Context, Request);
   Bytes.clear();
-  Bytes.reserve(Digest.size_bytes());
+  // What arrives is counted, not what the digest promises.
+  Bytes.reserve(std::min<int64_t>(Digest.size_bytes(), 64 << 20));
   google::bytestream::ReadResponse Response;
-  while (Reader->Read(&Response))
+  while (Reader->Read(&Response)) {
+    if (Bytes.size() + Response.data().size() > size_t(Digest.size_bytes())) {
+      Context.TryCancel();
+      (void)Reader->Finish();
+      return grpc::Status(grpc::StatusCode::DATA_LOSS,
+                          "blob " + Digest.hash() +
+                              " is longer than its digest says");
+    }
     Bytes += Response.data();
+  }
   return Reader->Finish();
 }
 

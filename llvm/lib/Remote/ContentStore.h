@@ -39,6 +39,10 @@ struct Blob {
   std::string Path; ///< Read when sent, if not empty.
 };
 
+/// The largest blob ulto reads from a server (an object, a job's output): a
+/// result that names a larger one is a bad result, not an allocation.
+constexpr int64_t MaxBlobBytes = int64_t(4) << 30;
+
 class ContentStore {
 public:
   ContentStore(const Connection &Server, int64_t MaxBatchBytes);
@@ -48,7 +52,9 @@ public:
                       llvm::StringRef ActionId);
   /// Asks again about \p Blobs next time: the server lost them.
   void forget(llvm::ArrayRef<const Blob *> Blobs);
-  /// The blob \p Digest names.
+  /// The blob \p Digest names, no more than its digest's size (at most
+  /// MaxBlobBytes): a server that sends more, or names a larger blob, gets
+  /// an error, which its caller treats as any bad result.
   grpc::Status read(const reapi::Digest &Digest, std::string &Bytes,
                     llvm::StringRef ActionId);
 
