@@ -109,6 +109,9 @@ Expected<RemoteConfig> remoteConfig(const opt::InputArgList &ArgList) {
       return createStringError("token file '%s': expected one line, the "
                                "token",
                                A->getValue());
+    if (Error E = checkHeaderValue(
+            ("token file '" + Twine(A->getValue()) + "'").str(), Trimmed))
+      return std::move(E);
     Config->Headers.push_back({"authorization", "Bearer " + Trimmed.str()});
   }
   struct {

@@ -44,6 +44,15 @@ TEST(RemoteConfigTest, Headers) {
   // gRPC wants lowercase names; the value stays as given, '=' and all.
   EXPECT_EQ(Auth->first, "authorization");
   EXPECT_EQ(Auth->second, "Bearer a=b");
+  // gRPC aborts on a value byte that is not printable ASCII: an error here.
+  EXPECT_EQ(toString(parseRemoteHeader("x-team=caf\xC3\xA9").takeError()),
+            "remote header 'x-team': byte 0xc3 at 4 is not printable ASCII, "
+            "which a header cannot carry");
+  EXPECT_EQ(toString(checkHeaderValue("token file 't'", "\xEF\xBB\xBF"
+                                                        "abc")),
+            "token file 't': byte 0xef at 1 is not printable ASCII (a UTF-8 "
+            "byte-order mark), which a header cannot carry");
+  EXPECT_FALSE(bool(checkHeaderValue("x", "Bearer a.b-c_d~e+f/g=")));
   for (StringRef Bad : {"noequals", "=value", "grpc-timeout=1", "a b=c"}) {
     Expected<std::pair<std::string, std::string>> H = parseRemoteHeader(Bad);
     EXPECT_FALSE(bool(H)) << Bad.str();

@@ -43,7 +43,25 @@ parseRemoteHeader(StringRef Header) {
                              "NAME=VALUE, NAME made of letters, digits, "
                              "'-', '_' and '.'",
                              Header.str().c_str());
+  if (Error E = checkHeaderValue(("remote header '" + Name + "'").str(), Value))
+    return std::move(E);
   return std::make_pair(Name.lower(), Value.str());
+}
+
+Error checkHeaderValue(StringRef What, StringRef Value) {
+  for (size_t I = 0; I != Value.size(); ++I) {
+    unsigned char C = Value[I];
+    if (C >= 0x20 && C < 0x7f)
+      continue;
+    std::string Hint = Value.substr(I).starts_with("\xEF\xBB\xBF")
+                           ? " (a UTF-8 byte-order mark)"
+                           : "";
+    return createStringError(
+        "%s: byte 0x%02x at %zu is not printable ASCII%s, which a header "
+        "cannot carry",
+        What.str().c_str(), C, I + 1, Hint.c_str());
+  }
+  return Error::success();
 }
 
 } // namespace ulto

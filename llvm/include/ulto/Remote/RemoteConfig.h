@@ -43,6 +43,11 @@ llvm::Expected<RemoteConfig> parseRemoteURL(llvm::StringRef URL);
 llvm::Expected<std::pair<std::string, std::string>>
 parseRemoteHeader(llvm::StringRef Header);
 
+/// Whether \p Value, of \p What, may go in a header: printable ASCII only,
+/// since gRPC aborts the process on any other byte. The error names the
+/// first other byte and where it is.
+llvm::Error checkHeaderValue(llvm::StringRef What, llvm::StringRef Value);
+
 } // namespace ulto
 
 #endif // ULTO_REMOTE_REMOTECONFIG_H
