@@ -114,6 +114,12 @@ TEST(JobListTest, OutputsAreNeitherInputsNorShared) {
                   "jobs": [{"args": [], "inputs": ["a", "s"], "outputs": ["o"]},
                            {"args": [], "inputs": ["b", "t"], "outputs": ["o"]}]})",
               "jobs.json: job 2's output 'o' is job 1's output too");
+  // ".." names the same file another way: one file, two jobs' outputs.
+  expectError(R"({"common": {"linker_output": "x", "args": ["c"]},
+                  "jobs": [{"args": [], "inputs": ["a", "s"], "outputs": ["x.o"]},
+                           {"args": [], "inputs": ["b", "t"],
+                            "outputs": ["sub/../x.o"]}]})",
+              "jobs.json: job 2's output 'sub/../x.o' is job 1's output too");
   // A later job's input is an input too.
   expectError(R"({"common": {"linker_output": "x", "args": ["c"]},
                   "jobs": [{"args": [], "inputs": ["a", "s"], "outputs": ["b"]},

@@ -62,4 +62,11 @@ TEST(MessageTest, ReportErrorsPrintsEachError) {
                      "ulto dist: error: --jobs= needs a number\n");
 }
 
+TEST(MessageTest, OthersTextWithoutControls) {
+  EXPECT_EQ(withoutControls("error: x\n\tat y"), "error: x\n\tat y");
+  EXPECT_EQ(withoutControls("\x1b]0;owned\x07\x1b[2J\r"),
+            "\\x1b]0;owned\\x07\\x1b[2J\\x0d");
+  EXPECT_EQ(withoutControls("caf\xC3\xA9"), "caf\xC3\xA9");
+}
+
 } // namespace

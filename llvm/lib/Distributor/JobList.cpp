@@ -96,9 +96,24 @@ static bool nestsTooDeep(StringRef JSON) {
 
 // A path as the file system would resolve it from the linker's directory,
 // for comparing names ("./a.o" is "a.o").
-static std::string normalized(StringRef Path) {
-  SmallString<256> P(Path);
-  sys::path::remove_dots(P, /*remove_dot_dot=*/false);
+// The file \p Path names, as the kernel finds it: its directory's real path
+// (links and "..", which name the same directory other ways; made absolute
+// by the text when the directory does not exist), then its name; each
+// directory resolved once, in \p Real.
+static std::string normalized(StringRef Path, StringMap<std::string> &Real) {
+  StringRef Parent = sys::path::parent_path(Path);
+  auto [It, New] = Real.try_emplace(Parent);
+  if (New) {
+    SmallString<256> Dir(Parent.empty() ? "." : Parent), Resolved;
+    if (sys::fs::real_path(Dir, Resolved)) {
+      sys::fs::make_absolute(Dir);
+      sys::path::remove_dots(Dir, /*remove_dot_dot=*/true);
+      Resolved = Dir;
+    }
+    It->second = std::string(Resolved);
+  }
+  SmallString<256> P(It->second);
+  sys::path::append(P, sys::path::filename(Path));
   return std::string(P);
 }
 
@@ -121,14 +136,15 @@ static bool writesOutput(ArrayRef<std::string> Command, StringRef Output) {
 // input, never two jobs' at once, and what the job's command writes.
 static Error checkOutputNames(const JobList &List) {
   StringMap<size_t> Inputs, Outputs;
+  StringMap<std::string> Real;
   for (StringRef Input : List.CommonInputs)
-    Inputs.try_emplace(normalized(Input), 0);
+    Inputs.try_emplace(normalized(Input, Real), 0);
   for (size_t I = 0; I != List.Jobs.size(); ++I)
     for (StringRef Input : List.Jobs[I].Inputs)
-      Inputs.try_emplace(normalized(Input), I + 1);
+      Inputs.try_emplace(normalized(Input, Real), I + 1);
   for (size_t I = 0; I != List.Jobs.size(); ++I) {
     StringRef Output = List.Jobs[I].output();
-    std::string Name = normalized(Output);
+    std::string Name = normalized(Output, Real);
     if (Inputs.count(Name))
       return createStringError("job %zu's output '%s' is also an input", I + 1,
                                Output.str().c_str());

@@ -11,6 +11,7 @@
 #include "HermeticJob.h"
 #include "ulto/Distributor/CacheKey.h"
 #include "ulto/Remote/Capabilities.h"
+#include "ulto/Support/Message.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -366,7 +367,7 @@ std::string RemoteExecutor::Impl::fetchOutput(const reapi::ActionResult &R,
     if (D->size_bytes() && Store.read(*D, Bytes, A.Digest.hash()).ok())
       Output += Bytes;
   }
-  return Output;
+  return withoutControls(Output);
 }
 
 // The command as the worker ran it, quoted for a shell.

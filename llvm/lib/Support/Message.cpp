@@ -2,6 +2,7 @@
 
 #include "ulto/Support/Message.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/WithColor.h"
 
 using namespace llvm;
@@ -57,6 +58,22 @@ int reportErrors(StringRef Tool, Error Errors) {
     writeMessage(errs(), Tool, MessageKind::Error, E.message());
   });
   return 1;
+}
+
+std::string withoutControls(StringRef Text) {
+  std::string Result;
+  Result.reserve(Text.size());
+  for (char C : Text) {
+    unsigned char Byte = C;
+    if ((Byte >= 0x20 && Byte != 0x7f) || C == '\n' || C == '\t') {
+      Result += C;
+      continue;
+    }
+    Result += "\\x";
+    Result += hexdigit(Byte >> 4, /*LowerCase=*/true);
+    Result += hexdigit(Byte & 15, /*LowerCase=*/true);
+  }
+  return Result;
 }
 
 } // namespace ulto

@@ -37,7 +37,10 @@ Expected<ReusedFiles::Lease> ReusedFiles::take(StringRef Model) {
   }
   SmallString<256> Path;
   int FD;
-  if (std::error_code EC = sys::fs::createUniqueFile(Model, FD, Path))
+  // The user's alone: a job's output, an object on its way.
+  if (std::error_code EC =
+          sys::fs::createUniqueFile(Model, FD, Path, sys::fs::OF_None,
+                                    sys::fs::owner_read | sys::fs::owner_write))
     return createFileError(Model, EC);
   sys::Process::SafelyCloseFileDescriptor(FD);
   sys::RemoveFileOnSignal(Path);

@@ -29,6 +29,11 @@ void writeMessage(llvm::raw_ostream &OS, llvm::StringRef Tool, MessageKind Kind,
 void writeMessage(llvm::raw_ostream &OS, llvm::StringRef Tool, MessageKind Kind,
                   const llvm::Twine &Text);
 
+/// \p Text from elsewhere (a build farm's output), fit for a terminal: each
+/// control byte but newline and tab written as "\xNN", so that no escape
+/// sequence of another's reaches it.
+std::string withoutControls(llvm::StringRef Text);
+
 /// Prints each error in \p Errors to stderr as "<Tool>: error: <message>";
 /// returns 1, the exit code of a command line that cannot run.
 int reportErrors(llvm::StringRef Tool, llvm::Error Errors);
