@@ -6,6 +6,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "ulto/Distributor/WorkerService.h"
+#include "ulto/Distributor/Executor.h"
+#include "ulto/Distributor/JobList.h"
 
 #include "Common/ErrorText.h"
 #include "llvm/ADT/SmallString.h"
@@ -58,7 +60,8 @@ struct Service {
   pid_t Pid = -1;
 
   explicit Service(
-      std::chrono::milliseconds IdleLimit = std::chrono::seconds(30)) {
+      std::chrono::milliseconds IdleLimit = std::chrono::seconds(30),
+      const ForkServer::MainFn &Main = fakeMain) {
     Expected<int> Listening = listenAsWorkerService(Name);
     EXPECT_EQ(errorText(Listening), "");
     if (!Listening)
@@ -69,7 +72,7 @@ struct Service {
         _exit(1);
       ForkServer::Options Opts;
       Opts.IdleWorkers = 1;
-      ForkServer::serve(*Listening, fakeMain, Opts, IdleLimit);
+      ForkServer::serve(*Listening, Main, Opts, IdleLimit);
     }
     close(*Listening);
   }
@@ -378,6 +381,61 @@ TEST(WorkerServiceTest, AServiceThatEndedStartsNoJob) {
   ASSERT_NE(S.waitStatus(/*Seconds=*/10), -1);
   EXPECT_EQ(run(*Link, {"cc", "where"}).Status.Kind,
             ForkServer::Status::NotForked);
+}
+
+// A worker that, as ObjectInShardFile.h lets a worker do, takes its job's
+// shard (here: removes it), and then sees its service end under it.
+int takeShardAndEndService(ArrayRef<const char *> Argv) {
+  for (StringRef Arg : Argv)
+    if (Arg.consume_front("-fthinlto-index="))
+      sys::fs::remove(Arg);
+  kill(getppid(), SIGKILL);
+  sleep(60);
+  return 1;
+}
+
+// The link reruns the job of a service that ended mid-job from the shard as
+// it was, whatever the worker left behind did with the shard's file.
+TEST(WorkerServiceTest, AJobWhoseServiceEndedRerunsFromItsShard) {
+  unittest::TempDir Dir("rerun", /*Unique=*/true);
+  std::string Compiler(Dir.path("cc")), Shard(Dir.path("m.o.thinlto.bc"));
+  std::string Object(Dir.path("m.native.o"));
+  // The job's compiler here: it writes its object if it can read its shard.
+  ASSERT_FALSE(writeFileAtomically(Compiler, R"(#!/bin/sh
+for a; do
+  case $a in -fthinlto-index=*) cat "${a#-fthinlto-index=}" >/dev/null || exit 1 ;; esac
+  [ "$prev" = -o ] && out=$a
+  prev=$a
+done
+echo object > "$out"
+)"));
+  ASSERT_EQ(chmod(Compiler.c_str(), 0755), 0);
+  ASSERT_FALSE(writeFileAtomically(Shard, "the shard"));
+  JobList List;
+  List.LinkerOutput = std::string(Dir.path("app"));
+  List.CommonArgs = {Compiler};
+  BackendJob Job;
+  Job.Inputs = {std::string(Dir.path("m.o")), Shard};
+  Job.Outputs = {Object};
+  Job.Args = {Job.Inputs[0], "-fthinlto-index=" + Shard, "-o", Object};
+  List.Jobs.push_back(Job);
+
+  Service S(std::chrono::seconds(30), takeShardAndEndService);
+  std::unique_ptr<ForkServer> Link = connect(S);
+  ASSERT_TRUE(Link);
+  LocalExecutor Local(Link.get());
+  Local.setWorkerArgs({"-fulto-object-in-thinlto-index"});
+  ExecutionResult R = Local.run(List, List.Jobs[0]);
+  EXPECT_TRUE(R.succeeded()) << describeExecution(R) << R.Output;
+  EXPECT_FALSE(sys::fs::exists(Shard)); // Taken by the worker left behind.
+  EXPECT_TRUE(sys::fs::exists(Object));
+  EXPECT_NE(Local.report().find("1 job ran here"), std::string::npos)
+      << Local.report();
+  // The copy it reran from is gone too.
+  std::error_code EC;
+  for (sys::fs::directory_iterator It(Dir.path(), EC), End; It != End && !EC;
+       It.increment(EC))
+    EXPECT_FALSE(StringRef(It->path()).ends_with(".rerun")) << It->path();
 }
 
 } // namespace

@@ -8,9 +8,11 @@
 #include "ulto/Distributor/SlotPool.h"
 
 #include "llvm/Support/Errno.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/TimeProfiler.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <cerrno>
 #include <csignal>
@@ -54,6 +56,49 @@ ExecutionResult exitedAsReported(int Code, const CrashReport &Crash) {
     return ExecutionResult::ended(ExitKind::Signalled, strsignal(Crash.Signal));
   return ExecutionResult::exited(Code);
 }
+
+namespace {
+// A copy of a job's shard that its command reads instead, removed after.
+class TemporaryShard {
+public:
+  /// \p Bytes in a new file next to \p Shard, which \p Command's
+  /// -fthinlto-index= then names; std::nullopt if it cannot be written.
+  static std::optional<TemporaryShard>
+  replace(std::vector<std::string> &Command, StringRef Shard, StringRef Bytes) {
+    SmallString<256> Path;
+    int FD;
+    if (sys::fs::createUniqueFile(Shard + ".%%%%%%.rerun", FD, Path,
+                                  sys::fs::OF_None,
+                                  sys::fs::owner_read | sys::fs::owner_write))
+      return std::nullopt;
+    raw_fd_ostream OS(FD, /*shouldClose=*/true);
+    OS << Bytes;
+    OS.close();
+    if (OS.has_error()) {
+      OS.clear_error();
+      sys::fs::remove(Path);
+      return std::nullopt;
+    }
+    std::string Option = ("-fthinlto-index=" + Shard).str();
+    for (std::string &Arg : Command)
+      if (Arg == Option)
+        Arg = ("-fthinlto-index=" + Path).str();
+    return TemporaryShard(std::string(Path));
+  }
+  TemporaryShard(TemporaryShard &&Other) : Path(std::move(Other.Path)) {
+    Other.Path.clear();
+  }
+  TemporaryShard &operator=(TemporaryShard &&) = delete;
+  ~TemporaryShard() {
+    if (!Path.empty())
+      sys::fs::remove(Path);
+  }
+
+private:
+  explicit TemporaryShard(std::string Path) : Path(std::move(Path)) {}
+  std::string Path;
+};
+} // namespace
 
 // A new process of \p Command[0], stdout and stderr to \p OutputFile.
 static ExecutionResult spawn(ArrayRef<std::string> Command,
@@ -156,7 +201,16 @@ ExecutionResult LocalExecutor::run(const JobList &List, const BackendJob &Job) {
   }
   std::vector<std::string> Command = List.command(Job);
   std::optional<ExecutionResult> Ran;
+  std::optional<TemporaryShard> Rerun;
   if (Server) {
+    // A worker service that ends mid-job can leave the job's worker
+    // running, and it may still take the shard's file for its object
+    // (ObjectInShardFile.h): the shard as it is now reruns the job here.
+    std::optional<std::string> Shard;
+    if (Server->isService() && !WorkerArgs.empty())
+      if (ErrorOr<std::unique_ptr<MemoryBuffer>> Bytes =
+              MemoryBuffer::getFile(Job.indexShard()))
+        Shard = (*Bytes)->getBuffer().str();
     size_t OwnArgs = Command.size();
     llvm::append_range(Command, WorkerArgs);
     ForkServer::Status S = Server->run(Command, OutputFile);
@@ -170,8 +224,13 @@ ExecutionResult LocalExecutor::run(const JobList &List, const BackendJob &Job) {
       S = Server->run(Command, OutputFile);
     }
     Command.resize(OwnArgs);
-    if (serviceLost(*Server, S))
+    if (serviceLost(*Server, S)) {
       ++RunHere;
+      if (Shard)
+        if (std::optional<TemporaryShard> Copy =
+                TemporaryShard::replace(Command, Job.indexShard(), *Shard))
+          Rerun.emplace(std::move(*Copy));
+    }
     // Still no process of the server's: one of the compiler's own.
     else if (S.Kind != ForkServer::Status::NotForked || S.Code != EAGAIN)
       Ran = fromForkServer(S);
