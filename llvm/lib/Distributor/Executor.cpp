@@ -11,6 +11,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Program.h"
+#include "llvm/Support/Signals.h"
 #include "llvm/Support/TimeProfiler.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -79,6 +80,8 @@ public:
       sys::fs::remove(Path);
       return std::nullopt;
     }
+    // An interrupt ends the process without this object's destructor.
+    sys::RemoveFileOnSignal(Path);
     std::string Option = ("-fthinlto-index=" + Shard).str();
     for (std::string &Arg : Command)
       if (Arg == Option)
@@ -90,8 +93,10 @@ public:
   }
   TemporaryShard &operator=(TemporaryShard &&) = delete;
   ~TemporaryShard() {
-    if (!Path.empty())
-      sys::fs::remove(Path);
+    if (Path.empty())
+      return;
+    sys::fs::remove(Path);
+    sys::DontRemoveFileOnSignal(Path);
   }
 
 private:
