@@ -49,7 +49,9 @@
 #include "llvm/Support/TimeProfiler.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <fcntl.h>
 #include <set>
+#include <sys/stat.h>
 #include <thread>
 #include <unistd.h>
 
@@ -541,6 +543,37 @@ bool useSafeNames(const Options &Opts, SmallVectorImpl<const char *> &Args,
   return true;
 }
 
+// lld-22 writes a distributed link's job list, whose commands ulto dist
+// runs as the user, to a name anyone can predict, next to the output, and
+// does not create it exclusively: in a directory others can write, a file
+// planted there (or a link to one of the user's) would take it. So ld.ulto
+// creates that file first, exclusively and the user's alone, and lld writes
+// into it; an earlier link's of the user's own is replaced. Returns its
+// path, or an empty string after reporting what is in the way.
+std::string claimJobList(const Options &Opts) {
+  StringRef Output = outputPath(Opts);
+  SmallString<256> Path(sys::path::parent_path(Output));
+  sys::path::append(Path, sys::path::stem(Output) + "." + Twine(getpid()) +
+                              ".dist-file.json");
+  for (int Attempt = 0; Attempt < 2; ++Attempt) {
+    int FD = ::open(Path.c_str(),
+                    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (FD >= 0) {
+      ::close(FD);
+      return std::string(Path);
+    }
+    struct stat Status;
+    if (errno != EEXIST || ::lstat(Path.c_str(), &Status) != 0 ||
+        !S_ISREG(Status.st_mode) || Status.st_uid != ::geteuid() ||
+        ::unlink(Path.c_str()) != 0)
+      break;
+  }
+  reportError(Path + ": cannot create the job list, which lld writes there: " +
+              "something not the user's is in the way; remove it or link to "
+              "another directory");
+  return std::string();
+}
+
 // --help and --version: lld's text, which build systems parse, with what
 // ld.ulto adds.
 bool describesItself(ArrayRef<const char *> Args) {
@@ -656,6 +689,17 @@ bool linkELF(ArrayRef<const char *> Argv, raw_ostream &Stdout,
   });
   if (Distributed && !useSafeNames(Opts, Args, Saver, SafeNames))
     return false;
+  std::string JobList;
+  if (Distributed && (JobList = claimJobList(Opts)).empty())
+    return false;
+  // lld removes the list, unless --save-temps keeps it; a link that failed
+  // before writing it leaves it empty.
+  scope_exit RemoveJobList([&] {
+    uint64_t Size = 0;
+    if (!JobList.empty() && (!Opts.KeepsShards ||
+                             (!sys::fs::file_size(JobList, Size) && Size == 0)))
+      sys::fs::remove(JobList);
+  });
 
   // The link itself: lld's ELF driver, in this process.
   SmallVector<const char *, 256> LLDArgs = {Argv[0]};

@@ -77,3 +77,8 @@ if os.path.exists(os.path.join(gtest_src, "googlemock", "src", "gmock-all.cc")):
 # Tests that play another user of the machine hand files to nobody (root).
 if os.geteuid() == 0:
     config.available_features.add("root")
+# Tests that need a link's process ID known in advance run it as the first
+# process of a PID namespace of their own (root).
+if shutil.which("unshare") and subprocess.call(
+        ["unshare", "-p", "-f", "true"], stderr=subprocess.DEVNULL) == 0:
+    config.available_features.add("pid-namespace")
