@@ -66,6 +66,11 @@ public:
   /// -fthinlto-index= then names; std::nullopt if it cannot be written.
   static std::optional<TemporaryShard>
   replace(std::vector<std::string> &Command, StringRef Shard, StringRef Bytes) {
+    // Written as a completed shard is: an interrupt waits for it, then
+    // removes it with the files registered below, and makes none.
+    ObjectWrite Write;
+    if (!Write)
+      return std::nullopt;
     SmallString<256> Path;
     int FD;
     if (sys::fs::createUniqueFile(Shard + ".%%%%%%.rerun", FD, Path,
