@@ -11,6 +11,7 @@
 
 #include "Common/ErrorText.h"
 #include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FileUtilities.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -199,37 +200,32 @@ TEST(WorkerServiceTest, TheNameFollowsWhatJobsInherit) {
 }
 
 // The listening sockets of this user's services, not their connections,
-// nor another user's services.
+// nor another user's services, nor names another user made with this user's
+// ID but without the user's secret.
 TEST(WorkerServiceTest, CountsTheUsersListeningServices) {
-  std::string User = std::to_string(geteuid());
-  std::string Other = std::to_string(geteuid() + 1);
+  std::string Mine = "@" + workerServicePrefix();
+  std::string Forged = "@ulto-workers-" + std::to_string(geteuid()) + "-";
+  std::string Other = "@ulto-workers-" + std::to_string(geteuid() + 1) + "-";
+  ASSERT_NE(Mine, Forged);
   std::string Table =
       "Num       RefCount Protocol Flags    Type St Inode Path\n"
-      "0000000000000001: 00000002 00000000 00010000 0005 01 11 "
-      "@ulto-workers-" +
-      User +
-      "-aa\n"
-      "0000000000000002: 00000003 00000000 00000000 0005 03 12 "
-      "@ulto-workers-" +
-      User +
-      "-aa\n"
-      "0000000000000003: 00000002 00000000 00010000 0005 01 13 "
-      "@ulto-workers-" +
-      User +
-      "-bb\n"
-      "0000000000000004: 00000002 00000000 00010000 0005 01 14 "
-      "@ulto-workers-" +
-      Other +
-      "-cc\n"
-      "0000000000000005: 00000002 00000000 00010000 0001 01 15 "
+      "0000000000000001: 00000002 00000000 00010000 0005 01 11 " +
+      Mine + "aa\n" +
+      "0000000000000002: 00000003 00000000 00000000 0005 03 12 " + Mine +
+      "aa\n" + "0000000000000003: 00000002 00000000 00010000 0005 01 13 " +
+      Mine + "bb\n" +
+      "0000000000000004: 00000002 00000000 00010000 0005 01 14 " + Other +
+      "cc\n" + "0000000000000005: 00000002 00000000 00010000 0005 01 15 " +
+      Forged + "dd\n" +
+      "0000000000000006: 00000002 00000000 00010000 0001 01 16 "
       "/run/other.sock\n"
-      "0000000000000006: 00000003 00000000 00000000 0001 03 16\n";
+      "0000000000000007: 00000003 00000000 00000000 0001 03 17\n";
   EXPECT_EQ(countWorkerServices(Table), 2u);
   // And live: the machine may run others.
   std::vector<int> Held;
   for (int I = 0; I != 2; ++I) {
     Expected<int> Listening = listenAsWorkerService(
-        "ulto-workers-" + User + "-test-" + std::to_string(getpid()) + "-" +
+        workerServicePrefix() + "test-" + std::to_string(getpid()) + "-" +
         std::to_string(I));
     ASSERT_EQ(errorText(Listening), "");
     Held.push_back(*Listening);
@@ -237,6 +233,19 @@ TEST(WorkerServiceTest, CountsTheUsersListeningServices) {
   EXPECT_GE(countWorkerServices(), 2u);
   for (int Socket : Held)
     close(Socket);
+}
+
+TEST(WorkerServiceTest, TheSecretIsMadeOnceAndKept) {
+  unittest::TempDir Dir("secret", /*Unique=*/true);
+  std::string Private(Dir.path("services"));
+  std::string Secret = serviceSecret(Private);
+  EXPECT_EQ(Secret.size(), 16u);
+  EXPECT_TRUE(llvm::all_of(Secret, [](char C) { return isHexDigit(C); }));
+  EXPECT_EQ(serviceSecret(Private), Secret);
+  // A half-made one is made again.
+  ASSERT_FALSE(writeFileAtomically(Private + "/secret", "12"));
+  std::string Again = serviceSecret(Private);
+  EXPECT_EQ(Again.size(), 16u);
 }
 
 TEST(WorkerServiceTest, TheSecondLinkOfAnEnvironmentStartsItsService) {

@@ -25,6 +25,7 @@
 #include <spawn.h>
 #include <sys/personality.h>
 #include <sys/prctl.h>
+#include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -158,11 +159,6 @@ void addFileOf(Identity &Id, const void *Address) {
     Id.add("?");
 }
 
-// The user's services' names begin so.
-std::string workerServicePrefix() {
-  return "ulto-workers-" + std::to_string(geteuid()) + "-";
-}
-
 // A socket that \p Attach (connect or bind) has attached to the abstract
 // address \p Name (a NUL, then the name); -1 with errno set if it failed.
 int socketAt(StringRef Name, int (*Attach)(int, const sockaddr *, socklen_t)) {
@@ -191,6 +187,51 @@ Error systemError(const Twine &What) {
 }
 
 } // namespace
+
+std::string serviceSecret(StringRef Directory) {
+  if (Error E = makePrivateDirectory(Directory)) {
+    consumeError(std::move(E));
+    return std::string();
+  }
+  SmallString<128> Path(Directory);
+  sys::path::append(Path, "secret");
+  // Made once, then read: whoever makes it first, the links agree.
+  for (int Attempt = 0; Attempt < 2; ++Attempt) {
+    int FD = ::open(Path.c_str(),
+                    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (FD >= 0) {
+      uint8_t Random[8];
+      bool Filled = getrandom(Random, sizeof(Random), 0) == sizeof(Random);
+      std::string Secret = toHex(ArrayRef(Random), /*LowerCase=*/true);
+      bool Written = Filled && write(FD, Secret.data(), Secret.size()) ==
+                                   ssize_t(Secret.size());
+      close(FD);
+      if (Written)
+        return Secret;
+      ::unlink(Path.c_str());
+      return std::string();
+    }
+    if (errno != EEXIST)
+      return std::string();
+    FD = ::open(Path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (FD < 0)
+      return std::string();
+    char Text[16];
+    ssize_t Size = read(FD, Text, sizeof(Text));
+    close(FD);
+    if (Size == sizeof(Text) && llvm::all_of(Text, isHexDigit))
+      return std::string(Text, sizeof(Text));
+    // Half-made by a link that died: made again.
+    ::unlink(Path.c_str());
+  }
+  return std::string();
+}
+
+std::string workerServicePrefix() {
+  std::string Prefix = "ulto-workers-" + std::to_string(geteuid()) + "-";
+  std::string Secret = serviceSecret(defaultServiceVisitDirectory());
+  return Secret.empty() ? Prefix : Prefix + Secret + "-";
+}
 
 std::string workerServiceName(StringRef Workers, ArrayRef<std::string> Code,
                               const ForkServer::Options &Opts) {

@@ -63,6 +63,17 @@ std::string workerServiceName(llvm::StringRef Workers,
 llvm::Expected<std::unique_ptr<ForkServer>>
 connectToWorkerService(llvm::StringRef Name);
 
+/// The user's secret in \p Directory (private to the user), made at its
+/// first use: 16 hex digits; empty if it cannot be had.
+std::string serviceSecret(llvm::StringRef Directory);
+
+/// What the names of this user's services begin with: "ulto-workers-<uid>-"
+/// and the user's secret. Names are visible to every user
+/// (/proc/net/unix); the secret keeps another user from taking the name of
+/// a service before it starts, or from counting as the user's services
+/// (--service-limit).
+std::string workerServicePrefix();
+
 /// How many worker services of this user listen (/proc/net/unix): a build
 /// whose links' environments differ would start one for each link, which no
 /// other link uses.

@@ -17,7 +17,7 @@
 #       the service's name depends on
 #   worker-service.py hold N -- COMMAND...
 #       runs COMMAND while N sockets of this process listen as worker
-#       services of the user would (ulto-workers-<uid>-...)
+#       services of the user would (ulto-workers-<uid>-<secret>-...)
 #   worker-service.py kill-mid-link TAG FIFO -- LINKER-COMMAND...
 #       starts the link, waits until its jobs read FIFO (a sample profile
 #       nobody has written), kills the service, then writes a profile (of a
@@ -28,6 +28,29 @@ import signal
 import subprocess
 import sys
 import time
+
+
+def service_prefix():
+    """What the user's services' names begin with: the user's ID and secret
+    (WorkerService.h), made here if no link has made it yet."""
+    runtime = os.environ.get("XDG_RUNTIME_DIR")
+    if runtime:
+        directory = os.path.join(runtime, "ulto-services")
+    else:
+        temp = next((os.environ[v] for v in ("TMPDIR", "TMP", "TEMP", "TEMPDIR")
+                     if os.environ.get(v)), "/tmp")
+        directory = os.path.join(temp, "ulto-services-%d" % os.geteuid())
+    os.makedirs(directory, mode=0o700, exist_ok=True)
+    path = os.path.join(directory, "secret")
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW,
+                     0o600)
+        os.write(fd, os.urandom(8).hex().encode())
+        os.close(fd)
+    except FileExistsError:
+        pass
+    with open(path) as f:
+        return "ulto-workers-%d-%s-" % (os.geteuid(), f.read(16))
 
 
 def services(tag, below=False):
@@ -144,7 +167,7 @@ elif action == "hold":
     held = []
     for i in range(int(sys.argv[2])):
         s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        s.bind("\0ulto-workers-%d-held-%d-%d" % (os.geteuid(), os.getpid(), i))
+        s.bind("\0%sheld-%d-%d" % (service_prefix(), os.getpid(), i))
         s.listen()
         held.append(s)
     sys.exit(subprocess.call(sys.argv[sys.argv.index("--") + 1:]))
