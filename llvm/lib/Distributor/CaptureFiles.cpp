@@ -1,6 +1,7 @@
 //===- CaptureFiles.cpp - Files for the jobs' stdout and stderr -----------===//
 
 #include "ulto/Distributor/CaptureFiles.h"
+#include "ulto/Distributor/Cancellation.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
@@ -19,6 +20,12 @@ CaptureFiles::CaptureFiles() {
 }
 
 Expected<CaptureFiles::Lease> CaptureFiles::take() {
+  // Made and registered for removal on a signal before an interrupt removes
+  // the registered files, or not made: a file made by a job starting just
+  // then was left in $TMPDIR after `kill -9` of the linker (1 of 20).
+  ObjectWrite Write;
+  if (!Write)
+    return createStringError("interrupted");
   Expected<Lease> Taken = Files.take(Model);
   if (!Taken)
     return Taken.takeError();
