@@ -26,6 +26,7 @@
 #include "ulto/Link/LTOPlan.h"
 #include "ulto/Link/LinkInputs.h"
 #include "ulto/Link/SafeInputNames.h"
+#include "ulto/Support/DTLTONames.h"
 #include "ulto/Support/FatalErrorOnce.h"
 #include "ulto/Support/HeldStream.h"
 #include "ulto/Support/InstalledLibrary.h"
@@ -551,10 +552,7 @@ bool useSafeNames(const Options &Opts, SmallVectorImpl<const char *> &Args,
 // into it; an earlier link's of the user's own is replaced. Returns its
 // path, or an empty string after reporting what is in the way.
 std::string claimJobList(const Options &Opts) {
-  StringRef Output = outputPath(Opts);
-  SmallString<256> Path(sys::path::parent_path(Output));
-  sys::path::append(Path, sys::path::stem(Output) + "." + Twine(getpid()) +
-                              ".dist-file.json");
+  std::string Path = ulto::dtltoJobListPath(outputPath(Opts), getpid());
   for (int Attempt = 0; Attempt < 2; ++Attempt) {
     int FD = ::open(Path.c_str(),
                     O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);

@@ -90,12 +90,11 @@ std::unique_ptr<MemoryBuffer> BackendCache::lookup(StringRef Key,
     ::close(FD);
     return nullptr;
   }
-  ErrorOr<std::unique_ptr<MemoryBuffer>> Entry =
-      Check == EntryCheck::Trusted
-          ? MemoryBuffer::getOpenFile(FD, Path, Status.st_size,
-                                      /*RequiresNullTerminator=*/false)
-          : ErrorOr<std::unique_ptr<MemoryBuffer>>(
-                std::make_error_code(std::errc::invalid_argument));
+  std::unique_ptr<MemoryBuffer> Entry;
+  if (Check == EntryCheck::Trusted)
+    if (ErrorOr<std::unique_ptr<MemoryBuffer>> Read = MemoryBuffer::getOpenFile(
+            FD, Path, Status.st_size, /*RequiresNullTerminator=*/false))
+      Entry = std::move(*Read);
   // A hit is a use: pruning by age removes the least recently used entries.
   if (Entry)
     (void)sys::fs::setLastAccessAndModificationTime(
@@ -104,7 +103,7 @@ std::unique_ptr<MemoryBuffer> BackendCache::lookup(StringRef Key,
     ::close(FD);
 
   bool Intact = false;
-  StringRef Bytes = Entry ? (*Entry)->getBuffer() : StringRef();
+  StringRef Bytes = Entry ? Entry->getBuffer() : StringRef();
   if (Bytes.size() > TrailerSize) {
     StringRef Object = Bytes.drop_back(TrailerSize);
     StringRef Trailer = Bytes.take_back(TrailerSize);

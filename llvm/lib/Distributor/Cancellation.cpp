@@ -1,6 +1,7 @@
 //===- Cancellation.cpp - An interrupted link leaves nothing behind -------===//
 
 #include "ulto/Distributor/Cancellation.h"
+#include "ulto/Support/DTLTONames.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallString.h"
@@ -77,8 +78,7 @@ linkerTemporaries(const JobList &List, StringRef JobListPath, pid_t LinkerPid) {
   std::string HexPid = utohexstr(LinkerPid);
   // A job list of another name is not the one this linker wrote: then
   // nothing in it is known to be the linker's.
-  if (JobListPath != inDirectory(Directory, sys::path::stem(List.LinkerOutput) +
-                                                "." + Pid + ".dist-file.json"))
+  if (JobListPath != dtltoJobListPath(List.LinkerOutput, LinkerPid))
     return Files;
   Files.push_back(JobListPath.str());
 
