@@ -18,8 +18,9 @@ relinks it, through clang-22's driver, in three configurations:
                       of the link's own
   ulto-dist-per-job   ulto-dist-own with --dist-jobs-per-process=1: a new
                       compiler process per backend job
-  ulto-dist-baseline  ulto-dist with another build's ld.ulto and ulto
-                      (--baseline-bin), in a worker service of its own: a
+  ulto-dist-NAME      ulto-dist with another build's ld.ulto and ulto
+                      (--variant-bin NAME=DIR; --baseline-bin DIR is
+                      NAME=baseline), in a worker service of its own: a
                       change measured against its parent in the same rounds,
                       where the spread between runs (about 0.02 of the ratio)
                       would hide it
@@ -69,9 +70,9 @@ BENCHMARKS = "MultiSource/Benchmarks"
 PROGRAMS = ["ASC_Sequoia", "DOE-ProxyApps-C", "DOE-ProxyApps-C++", "Fhourstones-3.1",
             "McCat", "Olden", "PAQ8p", "Prolangs-C++", "Ptrdist", "Rodinia", "SciMark2-C",
             "TSVC", "mediabench", "nbench", "sim"]
-CONFIGS = ["lld-thin", "ulto-dist", "ulto-dist-baseline", "ulto-dist-own", "ulto-dist-per-job"]
-# The configurations whose links use a worker service.
-SERVED = ["ulto-dist", "ulto-dist-baseline"]
+CONFIGS = ["lld-thin", "ulto-dist", "ulto-dist-own", "ulto-dist-per-job"]
+# A --variant-bin's configuration: ulto-dist with another build's tools.
+VARIANT_PREFIX = "ulto-dist-"
 # Must give ulto-dist's binaries, byte for byte.
 SAME_AS_ULTO_DIST = ["ulto-dist-own", "ulto-dist-per-job"]
 BASELINE = "lld-thin"
@@ -288,16 +289,21 @@ def config_options(config: str, args: argparse.Namespace) -> List[str]:
     if config == "lld-thin":
         return ["-fuse-ld=lld", f"--ld-path={LLVM_BIN / 'ld.lld'}", "-Wl,--lto=thin",
                 f"-Wl,--thinlto-jobs={args.jobs}"]
-    bin = args.baseline_link_bin if config == "ulto-dist-baseline" else args.link_bin
+    bin = args.variant_link_bins.get(config, args.link_bin)
     dist = ["-fuse-ld=lld", f"--ld-path={bin / 'ld.ulto'}",
             "-Wl,--lto=distributed", f"-Wl,--dist-jobs={args.jobs}", "-Wl,--no-dist-cache"]
-    if config in SERVED:
+    if served(config, args):
         # However many services the machine runs for the user.
         return dist + ["-Wl,--dist-service-limit=0"]
     dist.append("-Wl,--no-dist-service")
     if config == "ulto-dist-per-job":
         dist.append("-Wl,--dist-jobs-per-process=1")
     return dist
+
+
+def served(config: str, args: argparse.Namespace) -> bool:
+    """Whether the configuration's links use a worker service."""
+    return config == "ulto-dist" or config in args.variant_bins
 
 
 def services_cpu(args: argparse.Namespace) -> float:
@@ -545,10 +551,12 @@ def parse_args(argv: Optional[List[str]]) -> argparse.Namespace:
     ap.add_argument("--ulto-bin", type=Path, default=Path("/work/main/build/bin"),
                     help="directory holding ulto-clang, ulto-clang++, ld.ulto and ulto "
                          "(default /work/main/build/bin)")
-    ap.add_argument("--baseline-bin", type=Path,
+    ap.add_argument("--variant-bin", action="append", default=[], metavar="NAME=DIR",
                     help="directory holding another build's ld.ulto and ulto (with its "
-                         "../lib/ulto), linked as the ulto-dist-baseline configuration, "
-                         "which this adds")
+                         "../lib/ulto), linked as the configuration ulto-dist-NAME, which "
+                         "this adds and reports against ulto-dist (repeatable)")
+    ap.add_argument("--baseline-bin", type=Path, metavar="DIR",
+                    help="--variant-bin baseline=DIR")
     ap.add_argument("--no-snapshot", action="store_true",
                     help="link with --ulto-bin's ld.ulto and ulto themselves, not with "
                          "copies in BUILD/tools (others rebuild /work/main/build at any time)")
@@ -565,13 +573,18 @@ def parse_args(argv: Optional[List[str]]) -> argparse.Namespace:
     args.configs = [c.strip() for c in args.configs.split(",") if c.strip()]
     if not args.configs or any(c not in CONFIGS for c in args.configs):
         ap.error(f"--configs takes a subset of {','.join(CONFIGS)}")
-    if args.baseline_bin and "ulto-dist-baseline" not in args.configs:
-        args.configs.append("ulto-dist-baseline")
-    if "ulto-dist-baseline" in args.configs and not args.baseline_bin:
-        ap.error("ulto-dist-baseline links with --baseline-bin's ld.ulto; name its directory")
     if args.baseline_bin:
-        args.baseline_bin = args.baseline_bin.resolve()
-    args.configs = [c for c in CONFIGS if c in args.configs]  # canonical order
+        args.variant_bin.append(f"baseline={args.baseline_bin}")
+    args.variant_bins = {}
+    for spec in args.variant_bin:
+        name, _, where = spec.partition("=")
+        config = VARIANT_PREFIX + name
+        if not re.fullmatch(r"[\w.-]+", name) or not where or config in CONFIGS \
+                or config in args.variant_bins:
+            ap.error(f"--variant-bin {spec}: expected NAME=DIR, NAME new and a word")
+        args.variant_bins[config] = Path(where).resolve()
+    # Canonical order, the variants last.
+    args.configs = [c for c in CONFIGS if c in args.configs] + list(args.variant_bins)
     args.ulto_bin = args.ulto_bin.resolve()
     args.build = args.build.resolve()
     args.relink_dir = (args.relink_dir or args.build / "relink").resolve()
@@ -611,9 +624,10 @@ def benchmark(args: argparse.Namespace) -> Tuple[dict, str]:
     # run must not break links or mix versions (ld.ulto runs the ulto next to it).
     args.link_bin = args.ulto_bin if args.no_snapshot else concurrent_links.snapshot(
         args.ulto_bin, args.build / "tools", ["ld.ulto", "ulto"])
-    if args.baseline_bin:
-        args.baseline_link_bin = concurrent_links.snapshot(
-            args.baseline_bin, args.build / "tools-baseline", ["ld.ulto", "ulto"])
+    args.variant_link_bins = {
+        config: concurrent_links.snapshot(where, args.build / f"tools-{config[len(VARIANT_PREFIX):]}",
+                                          ["ld.ulto", "ulto"])
+        for config, where in args.variant_bins.items()}
     build_info = configure_and_build(args)
     targets = find_targets(args)
     if not targets:
@@ -625,7 +639,7 @@ def benchmark(args: argparse.Namespace) -> Tuple[dict, str]:
     runtime = set_link_environment(args)
     # After the environment: the services' names depend on it. One per served
     # configuration, so that each one's CPU is its own.
-    args.services = {c: link_bench.WorkerServices() for c in args.configs if c in SERVED}
+    args.services = {c: link_bench.WorkerServices() for c in args.configs if served(c, args)}
 
     start = time.perf_counter()
     try:
@@ -656,17 +670,16 @@ def benchmark(args: argparse.Namespace) -> Tuple[dict, str]:
     if "ulto-dist" in args.configs and "ulto-dist-per-job" in args.configs:
         notes.append(f"- ulto-dist byte-identical to ulto-dist-per-job: "
                      f"{'yes, every link' if not run.errors else 'NO'}")
-    against_baseline = None
-    if total and {"ulto-dist", "ulto-dist-baseline"} <= set(args.configs):
+    against_variants = {}
+    for variant in args.variant_bins if total and "ulto-dist" in args.configs else []:
         tw, tc = total["wall_s_rounds"], total["cpu_s_rounds"]
-        against_baseline = {
-            "wall": ratios(tw["ulto-dist"], tw["ulto-dist-baseline"]),
-            "cpu": ratios(tc["ulto-dist"], tc["ulto-dist-baseline"])}
+        against = against_variants[variant] = {
+            "wall": ratios(tw["ulto-dist"], tw[variant]),
+            "cpu": ratios(tc["ulto-dist"], tc[variant])}
         notes.append(
-            f"- ulto-dist ÷ ulto-dist-baseline, TOTAL, min / median of the rounds: wall "
-            f"{fmt_ratio(against_baseline['wall'])}, CPU {fmt_ratio(against_baseline['cpu'])}; "
-            f"wall per round "
-            + ", ".join(f"{r:.3f}" for r in against_baseline["wall"]["rounds"]))
+            f"- ulto-dist ÷ {variant}, TOTAL, min / median of the rounds: wall "
+            f"{fmt_ratio(against['wall'])}, CPU {fmt_ratio(against['cpu'])}; "
+            f"wall per round " + ", ".join(f"{r:.3f}" for r in against["wall"]["rounds"]))
     jobs_mismatch = [t.short for t in ok for c in args.configs if c.startswith("ulto-dist")
                      and any(j != t.modules for j in t.jobs[c])]
     if jobs_mismatch:
@@ -683,8 +696,8 @@ def benchmark(args: argparse.Namespace) -> Tuple[dict, str]:
         "rounds": args.rounds, "jobs": args.jobs, "private_slots": runtime is not None,
         "build": build_info, "testsuite": str(args.testsuite),
         "link_bin": str(args.link_bin), "relink_dir": str(args.relink_dir),
-        "baseline_bin": str(args.baseline_bin) if args.baseline_bin else None,
-        "ulto_dist_vs_baseline": against_baseline,
+        "variant_bins": {c: str(p) for c, p in args.variant_bins.items()},
+        "ulto_dist_vs_variants": against_variants,
         "sha256": {str(p): link_bench.sha256(q) for p, q in (
             (args.ulto_bin / "ld.ulto", args.link_bin / "ld.ulto"),
             (args.ulto_bin / "ulto", args.link_bin / "ulto"),
