@@ -325,8 +325,6 @@ distributedLinkArgs(const char *Argv0, const Options &Opts,
     Args.push_back("--thinlto-distributor=" + Ulto);
   }
   Args.push_back("--thinlto-distributor-arg=dist");
-  if (!Opts.KeepsShards)
-    Args.push_back("--thinlto-distributor-arg=--shards-are-temporary");
   for (const std::string &Option : DistOptions)
     Args.push_back("--thinlto-distributor-arg=" + Option);
   if (!Opts.HasRemoteCompiler)

@@ -26,7 +26,6 @@
 #include "ulto/Distributor/Scheduler.h"
 #include "ulto/Distributor/SlotPool.h"
 #include "ulto/Distributor/WorkerService.h"
-#include "ulto/Frontend/ObjectInShardFile.h"
 #include "ulto/Remote/RemoteConfig.h"
 #include "ulto/Remote/RemotePlugin.h"
 #include "ulto/Support/AtomicFile.h"
@@ -283,7 +282,6 @@ struct DistConfig {
   /// Whose cache entries besides the user's a link takes.
   std::optional<gid_t> TrustedGroup;
   bool UseCache;
-  bool ShardsAreTemporary;
   bool Spawn;
   ForkServer::Options Workers;
   ServiceConfig Service;
@@ -375,7 +373,6 @@ Expected<DistConfig> readDistConfig(const opt::InputArgList &Args) {
     Config.TrustedGroup = Group->gr_gid;
   }
   Config.UseCache = !Args.hasArg(OPT_no_cache);
-  Config.ShardsAreTemporary = Args.hasArg(OPT_shards_are_temporary);
   Config.Spawn = Args.hasArg(OPT_spawn);
   Config.Quiet = Args.hasArg(OPT_quiet);
   Config.TraceFile = Args.getLastArgValue(OPT_time_trace).str();
@@ -562,8 +559,6 @@ Expected<Executors> startExecutors(DistConfig &Config, const JobList &List,
   }
   E.Local = std::make_unique<LocalExecutor>(E.Server.get(), E.Slots.get());
   Opts.AskVersion = E.Local->versionProbe();
-  if (Config.ShardsAreTemporary)
-    E.Local->setWorkerArgs({"-Xclang", ObjectInShardFileOption.str()});
   if (Config.Executor != ExecutorKind::Remote)
     return E;
 
@@ -848,7 +843,6 @@ static int runDist(ArrayRef<const char *> Args,
   DistOptions Opts;
   Opts.Parallelism = Config->Parallelism;
   Opts.WaitLimit = std::chrono::seconds(Config->WaitLimit);
-  Opts.ShardsAreTemporary = Config->ShardsAreTemporary;
   Expected<SharedWork> Shared = [&] {
     TimeTraceScope Scope("open the cache");
     return openCache(*Config);

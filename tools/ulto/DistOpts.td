@@ -36,11 +36,6 @@ def emit_ninja : Joined<["--"], "emit-ninja=">, MetaVarName<"<file>">,
 def progress : Joined<["--"], "progress=">, MetaVarName<"auto|always|never">,
                HelpText<"Live progress line on stderr (auto: on a terminal)">;
 def quiet : Flag<["--"], "quiet">, HelpText<"No summary line">;
-def shards_are_temporary : Flag<["--"], "shards-are-temporary">,
-    HelpText<"The linker removes the index shards after the link (lld does, "
-             "unless --save-temps or --thinlto-emit-index-files): each "
-             "object goes into its job's shard's file, not a new file. "
-             "ld.ulto passes it">;
 def spawn : Flag<["--"], "spawn">,
             HelpText<"Start every job as a new compiler process, even for "
                      "clang-22 (whose jobs otherwise run as forks of a "

@@ -14,8 +14,9 @@ TEST(ExecutorTest, AProcessLimitReachedForAMomentBacksOff) {
   milliseconds Total(0);
   unsigned Attempt = 0;
   while (std::optional<milliseconds> Delay = startRetryDelay(EAGAIN, Attempt)) {
-    if (Attempt > 0)
+    if (Attempt > 0) {
       EXPECT_EQ(*Delay, 2 * *startRetryDelay(EAGAIN, Attempt - 1));
+    }
     Total += *Delay;
     ++Attempt;
   }

@@ -22,10 +22,6 @@ TEST(ClangDriverTest, BackendJobsLeaveNoState) {
        "-ffunction-sections", "-g", "a.o", "-fthinlto-index=a.1.thinlto.bc",
        "-o", "a.1.native.o", "-Wno-unused-command-line-argument"}));
   EXPECT_FALSE(changesState({"-c", "-x", "ir", "a.o", "-fdebug-pass-manager"}));
-  // ulto dist's option for where the object goes (ObjectInShardFile.h).
-  EXPECT_FALSE(changesState({"-c", "a.o", "-fthinlto-index=a.1.thinlto.bc",
-                             "-o", "a.1.native.o", "-Xclang",
-                             "-fulto-object-in-thinlto-index"}));
 }
 
 // LLVM's options, timers, statistics, traces and plugins outlive the job.

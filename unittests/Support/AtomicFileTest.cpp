@@ -18,9 +18,6 @@
 #include "llvm/Testing/Support/SupportHelpers.h"
 #include "gtest/gtest.h"
 
-#include <sys/stat.h>
-#include <unistd.h>
-
 using namespace llvm;
 using namespace ulto;
 using namespace ulto::test;
@@ -60,78 +57,6 @@ TEST_P(AtomicFileTest, AnUncreatableFileIsAnErrorNamingIt) {
   std::string Text = errorText(writeAtomically(Path, "x", GetParam()));
   EXPECT_EQ(Text.rfind("'" + Path + "': ", 0), 0u) << Text;
   EXPECT_FALSE(sys::fs::exists(Path));
-}
-
-// The inode of \p Path, or 0.
-ino_t inodeOf(const std::string &Path) {
-  struct stat St;
-  return lstat(Path.c_str(), &St) == 0 ? St.st_ino : 0;
-}
-
-TEST_P(AtomicFileTest, InPlaceOfADonorTheFileIsTheDonorsInode) {
-  unittest::TempDir Dir("atomic", /*Unique=*/true);
-  std::string Donor = (Dir.path() + "/shard").str();
-  std::string Path = (Dir.path() + "/out").str();
-  ASSERT_EQ(errorText(writeAtomically(Donor, "a longer index", GetParam())),
-            "");
-  ASSERT_EQ(errorText(writeAtomically(Path, "old", GetParam())), "");
-  ino_t DonorInode = inodeOf(Donor);
-
-  EXPECT_TRUE(writeAtomicallyInPlaceOf(Donor, Path, "object", GetParam()));
-  EXPECT_EQ(readFile(Path), "object");
-  EXPECT_EQ(inodeOf(Path), DonorInode);
-  EXPECT_EQ(filesIn(Dir.path()), std::vector<std::string>{"out"});
-}
-
-TEST_P(AtomicFileTest, ADonorThatIsNotALoneRegularFileIsLeftAsItIs) {
-  unittest::TempDir Dir("atomic", /*Unique=*/true);
-  auto In = [&](StringRef Name) { return (Dir.path() + "/" + Name).str(); };
-  ASSERT_EQ(errorText(writeAtomically(In("linked"), "index", GetParam())), "");
-  ASSERT_EQ(::link(In("linked").c_str(), In("other-link").c_str()), 0);
-  ASSERT_EQ(errorText(writeAtomically(In("target"), "index", GetParam())), "");
-  ASSERT_EQ(::symlink("target", In("symlink").c_str()), 0);
-  ASSERT_EQ(::mkdir(In("directory").c_str(), 0755), 0);
-
-  for (const char *Donor : {"missing", "linked", "symlink", "directory"}) {
-    SCOPED_TRACE(Donor);
-    EXPECT_FALSE(
-        writeAtomicallyInPlaceOf(In(Donor), In("out"), "object", GetParam()));
-  }
-  EXPECT_EQ(readFile(In("linked")), "index");
-  EXPECT_EQ(readFile(In("target")), "index");
-  EXPECT_EQ(filesIn(Dir.path()),
-            (std::vector<std::string>{"directory", "linked", "other-link",
-                                      "symlink", "target"}));
-}
-
-TEST_P(AtomicFileTest, ADonorIsLeftAsItIsWhereThePathCannotBe) {
-  unittest::TempDir Dir("atomic", /*Unique=*/true);
-  std::string Donor = (Dir.path() + "/shard").str();
-  ASSERT_EQ(errorText(writeAtomically(Donor, "index", GetParam())), "");
-  EXPECT_FALSE(writeAtomicallyInPlaceOf(
-      Donor, (Dir.path() + "/missing/out").str(), "object", GetParam()));
-  EXPECT_EQ(readFile(Donor), "index");
-  EXPECT_EQ(filesIn(Dir.path()), std::vector<std::string>{"shard"});
-}
-
-// Past RLIMIT_FSIZE, as on a full disk: the donor is partly overwritten, so
-// it goes; the path keeps what it had.
-TEST_P(AtomicFileTest, AFailedWriteInPlaceOfADonorKeepsWhatWasThere) {
-  unittest::TempDir Dir("atomic", /*Unique=*/true);
-  std::string Donor = (Dir.path() + "/shard").str();
-  std::string Path = (Dir.path() + "/out").str();
-  ASSERT_EQ(errorText(writeAtomically(Donor, "index", GetParam())), "");
-  ASSERT_EQ(errorText(writeAtomically(Path, "old", GetParam())), "");
-
-  bool Written = true;
-  withSmallFileLimit([&] {
-    Written = writeAtomicallyInPlaceOf(Donor, Path, std::string(1 << 20, 'x'),
-                                       GetParam());
-  });
-
-  EXPECT_FALSE(Written);
-  EXPECT_EQ(readFile(Path), "old");
-  EXPECT_EQ(filesIn(Dir.path()), std::vector<std::string>{"out"});
 }
 
 INSTANTIATE_TEST_SUITE_P(EitherCleanup, AtomicFileTest,

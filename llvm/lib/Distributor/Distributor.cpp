@@ -171,10 +171,6 @@ bool Run::writeOutput(const BackendJob &Job, StringRef Object) {
   ObjectWrite Writing;
   if (!Writing)
     return false;
-  if (Opts.ShardsAreTemporary &&
-      writeAtomicallyInPlaceOf(Job.indexShard(), Job.output(), Object,
-                               OnSignal::CallerWaits))
-    return true;
   Error E = writeAtomically(Job.output(), Object, OnSignal::CallerWaits);
   if (!E)
     return true;

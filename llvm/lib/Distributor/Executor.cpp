@@ -2,7 +2,7 @@
 
 #include "ulto/Distributor/Executor.h"
 #include "ulto/Distributor/Cancellation.h"
-#include "ulto/Distributor/CaptureFiles.h"
+#include "ulto/Distributor/CaptureFile.h"
 #include "ulto/Distributor/CrashReport.h"
 #include "ulto/Distributor/ForkServer.h"
 #include "ulto/Distributor/SlotPool.h"
@@ -57,58 +57,6 @@ ExecutionResult exitedAsReported(int Code, const CrashReport &Crash) {
     return ExecutionResult::ended(ExitKind::Signalled, strsignal(Crash.Signal));
   return ExecutionResult::exited(Code);
 }
-
-namespace {
-// A copy of a job's shard that its command reads instead, removed after.
-class TemporaryShard {
-public:
-  /// \p Bytes in a new file next to \p Shard, which \p Command's
-  /// -fthinlto-index= then names; std::nullopt if it cannot be written.
-  static std::optional<TemporaryShard>
-  replace(std::vector<std::string> &Command, StringRef Shard, StringRef Bytes) {
-    // Written as a completed shard is: an interrupt waits for it, then
-    // removes it with the files registered below, and makes none.
-    ObjectWrite Write;
-    if (!Write)
-      return std::nullopt;
-    SmallString<256> Path;
-    int FD;
-    if (sys::fs::createUniqueFile(Shard + ".%%%%%%.rerun", FD, Path,
-                                  sys::fs::OF_None,
-                                  sys::fs::owner_read | sys::fs::owner_write))
-      return std::nullopt;
-    raw_fd_ostream OS(FD, /*shouldClose=*/true);
-    OS << Bytes;
-    OS.close();
-    if (OS.has_error()) {
-      OS.clear_error();
-      sys::fs::remove(Path);
-      return std::nullopt;
-    }
-    // An interrupt ends the process without this object's destructor.
-    sys::RemoveFileOnSignal(Path);
-    std::string Option = ("-fthinlto-index=" + Shard).str();
-    for (std::string &Arg : Command)
-      if (Arg == Option)
-        Arg = ("-fthinlto-index=" + Path).str();
-    return TemporaryShard(std::string(Path));
-  }
-  TemporaryShard(TemporaryShard &&Other) : Path(std::move(Other.Path)) {
-    Other.Path.clear();
-  }
-  TemporaryShard &operator=(TemporaryShard &&) = delete;
-  ~TemporaryShard() {
-    if (Path.empty())
-      return;
-    sys::fs::remove(Path);
-    sys::DontRemoveFileOnSignal(Path);
-  }
-
-private:
-  explicit TemporaryShard(std::string Path) : Path(std::move(Path)) {}
-  std::string Path;
-};
-} // namespace
 
 // A new process of \p Command[0], stdout and stderr to \p OutputFile.
 static ExecutionResult spawn(ArrayRef<std::string> Command,
@@ -199,7 +147,7 @@ std::string LocalExecutor::report() const {
 
 ExecutionResult LocalExecutor::run(const JobList &List, const BackendJob &Job) {
   // stdout and stderr go to one file, shown if the job fails.
-  Expected<CaptureFiles::Lease> Capture = Captures.take();
+  Expected<CaptureFile> Capture = CaptureFile::create();
   if (!Capture)
     return ExecutionResult::ended(ExitKind::NotStarted,
                                   toString(Capture.takeError()));
@@ -211,18 +159,7 @@ ExecutionResult LocalExecutor::run(const JobList &List, const BackendJob &Job) {
   }
   std::vector<std::string> Command = List.command(Job);
   std::optional<ExecutionResult> Ran;
-  std::optional<TemporaryShard> Rerun;
   if (Server) {
-    // A worker service that ends mid-job can leave the job's worker
-    // running, and it may still take the shard's file for its object
-    // (ObjectInShardFile.h): the shard as it is now reruns the job here.
-    std::optional<std::string> Shard;
-    if (Server->isService() && !WorkerArgs.empty())
-      if (ErrorOr<std::unique_ptr<MemoryBuffer>> Bytes =
-              MemoryBuffer::getFile(Job.indexShard()))
-        Shard = (*Bytes)->getBuffer().str();
-    size_t OwnArgs = Command.size();
-    llvm::append_range(Command, WorkerArgs);
     ForkServer::Status S = Server->run(Command, OutputFile);
     for (unsigned Attempt = 0; S.Kind == ForkServer::Status::NotForked;
          ++Attempt) {
@@ -233,14 +170,8 @@ ExecutionResult LocalExecutor::run(const JobList &List, const BackendJob &Job) {
       std::this_thread::sleep_for(*Delay);
       S = Server->run(Command, OutputFile);
     }
-    Command.resize(OwnArgs);
-    if (serviceLost(*Server, S)) {
+    if (serviceLost(*Server, S))
       ++RunHere;
-      if (Shard)
-        if (std::optional<TemporaryShard> Copy =
-                TemporaryShard::replace(Command, Job.indexShard(), *Shard))
-          Rerun.emplace(std::move(*Copy));
-    }
     // Still no process of the server's: one of the compiler's own.
     else if (S.Kind != ForkServer::Status::NotForked || S.Code != EAGAIN)
       Ran = fromForkServer(S);

@@ -11,7 +11,7 @@
 #include "ulto/Distributor/ShardCompletion.h"
 
 #include "ulto/Distributor/IndexShard.h"
-#include "ulto/Support/ExchangeWriter.h"
+#include "ulto/Support/AtomicFile.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
@@ -60,8 +60,6 @@ struct ShardCompletion::Link {
   StringMap<ModuleFile *> FileOf;
   std::vector<Shard> Shards;
   DenseMap<GUID, Definition> Definitions;
-  /// Replaces lld's shards without an inode for each.
-  ExchangeWriter Writer;
 
   explicit Link(const JobList &List) : List(List) {}
 };
@@ -285,7 +283,7 @@ Expected<std::optional<std::string>> ShardCompletion::complete(size_t I) {
 
 Error ShardCompletion::write(size_t I, StringRef Shard) {
   StringRef Path = L->List.Jobs[I].indexShard();
-  if (Error E = L->Writer.replace(Path, Shard))
+  if (Error E = writeAtomically(Path, Shard, OnSignal::CallerWaits))
     return createStringError(
         "cannot write the completed index shard '%s': %s; its backend "
         "reaches the globals the link defines but it does not import as if "

@@ -3,14 +3,11 @@
 // clang's cc1_main lives in clang's driver binary, not in libclang-cpp, so
 // ulto carries the same sequence: buffered argument diagnostics, the
 // CompilerInstance, timers and time traces, -disable-free teardown. The
-// differences: where a unified LTO pre-link compile goes (UnifiedPreLink),
-// and, asked by ulto dist, the file a ThinLTO backend job's object is
-// written into (ObjectInShardFile).
+// difference: where a unified LTO pre-link compile goes (UnifiedPreLink).
 //
 //===----------------------------------------------------------------------===//
 
 #include "ulto/Frontend/CC1.h"
-#include "ulto/Frontend/ObjectInShardFile.h"
 #include "ulto/Frontend/UnifiedPreLink.h"
 #include "clang/Basic/DiagnosticDriver.h"
 #include "clang/Basic/DiagnosticFrontend.h"
@@ -83,13 +80,11 @@ int printSupportedCPUs(const std::string &TripleStr) {
 // reject them.
 bool takeUltoCC1Options(ArrayRef<const char *> Argv,
                         SmallVectorImpl<const char *> &ClangArgs,
-                        UnifiedPreLinkOptions &Options, bool &ObjectInShard,
+                        UnifiedPreLinkOptions &Options,
                         DiagnosticsEngine &Diags) {
   for (const char *Arg : Argv) {
     StringRef A(Arg);
-    if (A == ObjectInShardFileOption) {
-      ObjectInShard = true;
-    } else if (A.consume_front(IdentityOutputOption)) {
+    if (A.consume_front(IdentityOutputOption)) {
       Options.IdentityOutput = A.str();
     } else if (A.consume_front(UnifiedPipelineOption)) {
       std::optional<UnifiedPipeline> P = parseUnifiedPipeline(A);
@@ -146,10 +141,8 @@ int runCC1(ArrayRef<const char *> Argv, const char *Argv0, void *MainAddr,
   DiagnosticsEngine Diags(DiagnosticIDs::create(), DiagOpts, DiagsBuffer);
 
   UnifiedPreLinkOptions UnifiedOptions;
-  bool ObjectInShard = false;
   SmallVector<const char *, 256> ClangArgs;
-  bool Success =
-      takeUltoCC1Options(Argv, ClangArgs, UnifiedOptions, ObjectInShard, Diags);
+  bool Success = takeUltoCC1Options(Argv, ClangArgs, UnifiedOptions, Diags);
 
   auto Invocation = std::make_shared<CompilerInvocation>();
   Success &=
@@ -184,11 +177,6 @@ int runCC1(ArrayRef<const char *> Argv, const char *Argv0, void *MainAddr,
   if (!Success)
     return 1;
 
-  // The output backend is the one thing such a job does not share with
-  // clang-22: the bytes are the same, the file is the shard's.
-  if (ObjectInShard && !Clang->getCodeGenOpts().ThinLTOIndexFile.empty())
-    Clang->setOutputManager(objectInShardFile(
-        FE.OutputFile, Clang->getCodeGenOpts().ThinLTOIndexFile));
   {
     TimeTraceScope TimeScope("ExecuteCompiler");
     bool TimePasses = Clang->getCodeGenOpts().TimePasses;

@@ -19,7 +19,6 @@
 #include "ulto/Frontend/ClangDriver.h"
 #include "ulto/Frontend/CC1.h"
 #include "ulto/Frontend/CC1CommandCache.h"
-#include "ulto/Frontend/ObjectInShardFile.h"
 #include "ulto/Frontend/ServedTargets.h"
 #include "ulto/Frontend/UnifiedLTOOptions.h"
 #include "clang/Basic/DiagnosticDriver.h"
@@ -452,10 +451,6 @@ bool ulto::changesProcessState(ArrayRef<const char *> Argv) {
   InputArgList List = getDriverOptTable().ParseArgs(Argv.drop_front(),
                                                     MissingIndex, MissingCount);
   return llvm::any_of(List, [](const Arg *A) {
-    // ulto dist's own -cc1 option names the job's output file, no state.
-    if (A->getOption().matches(options::OPT_Xclang) &&
-        StringRef(A->getValue()) == ulto::ObjectInShardFileOption)
-      return false;
     return llvm::any_of(
         Stateful, [&](OptSpecifier O) { return A->getOption().matches(O); });
   });

@@ -45,10 +45,6 @@ struct DistOptions {
   /// Complete each job's index shard (ShardCompletion.h) before its cache
   /// key; otherwise lld's shards are used as they are.
   bool CompleteShards = false;
-  /// The linker removes the index shards after the link: an object this
-  /// distributor writes (from the cache or a remote) goes into its job's
-  /// shard's file, no new file (writeAtomicallyInPlaceOf).
-  bool ShardsAreTemporary = false;
   /// Record each job in LLVM's time-trace profiler, which the caller has
   /// initialised on its own thread and writes out afterwards.
   bool TimeTrace = false;

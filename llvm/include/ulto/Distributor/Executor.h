@@ -12,7 +12,6 @@
 #define ULTO_DISTRIBUTOR_EXECUTOR_H
 
 #include "ulto/Distributor/CacheKey.h"
-#include "ulto/Distributor/CaptureFiles.h"
 #include "ulto/Distributor/CrashReport.h"
 #include "ulto/Distributor/JobList.h"
 
@@ -138,18 +137,10 @@ public:
   VersionProbe versionProbe() const;
   /// The worker service that ran the jobs, if one did.
   std::string report() const override;
-  /// Arguments for the end of a job's command when it runs in a worker of
-  /// the fork server, which is ulto's clang: options of ulto's own, which a
-  /// new process of the job's compiler would not know.
-  void setWorkerArgs(std::vector<std::string> Args) {
-    WorkerArgs = std::move(Args);
-  }
 
 private:
   ForkServer *Server;
   SlotPool *Slots;
-  std::vector<std::string> WorkerArgs;
-  CaptureFiles Captures;
   /// Jobs run in new processes after the worker service ended.
   std::atomic<unsigned> RunHere{0};
 };

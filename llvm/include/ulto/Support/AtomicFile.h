@@ -41,21 +41,6 @@ llvm::Error writeAtomically(llvm::StringRef Path,
 llvm::Error writeAtomically(llvm::StringRef Path, llvm::StringRef Bytes,
                             OnSignal Cleanup = OnSignal::RemoveTemporary);
 
-/// Overwrites the open file \p FD with \p Bytes, cuts it to their size and
-/// closes it. Not truncated first: ext4 writes a file out when it is closed
-/// after a truncation to zero and a rewrite (auto_da_alloc).
-std::error_code overwriteFile(int FD, llvm::StringRef Bytes);
-
-/// writeAtomically of \p Bytes into the file of \p Donor, a temporary file
-/// of the caller's that it needs no more, which is renamed to a temporary
-/// name next to \p Path, overwritten and renamed to \p Path: no new inode.
-/// False if \p Donor is not a regular file with no other link, or cannot be
-/// moved, opened or written; \p Path is then as it was, and \p Donor too,
-/// unless it was partly overwritten (then it is gone).
-bool writeAtomicallyInPlaceOf(llvm::StringRef Donor, llvm::StringRef Path,
-                              llvm::StringRef Bytes,
-                              OnSignal Cleanup = OnSignal::RemoveTemporary);
-
 } // namespace ulto
 
 #endif // ULTO_SUPPORT_ATOMICFILE_H
