@@ -19,37 +19,58 @@ using namespace ulto::test;
 
 namespace {
 
-// Sets $XDG_RUNTIME_DIR (or unsets it) for one test.
-class RuntimeDirScope {
+// Sets an environment variable (or unsets it) for one test.
+class EnvScope {
 public:
-  explicit RuntimeDirScope(const char *Value) {
-    if (const char *Old = std::getenv("XDG_RUNTIME_DIR"))
+  EnvScope(const char *Name, std::optional<std::string> Value) : Name(Name) {
+    if (const char *Old = std::getenv(Name))
       Saved = Old;
-    if (Value)
-      ::setenv("XDG_RUNTIME_DIR", Value, 1);
-    else
-      ::unsetenv("XDG_RUNTIME_DIR");
+    set(Value);
   }
-  ~RuntimeDirScope() {
-    if (Saved)
-      ::setenv("XDG_RUNTIME_DIR", Saved->c_str(), 1);
-    else
-      ::unsetenv("XDG_RUNTIME_DIR");
-  }
+  ~EnvScope() { set(Saved); }
 
 private:
+  void set(const std::optional<std::string> &Value) {
+    if (Value)
+      ::setenv(Name, Value->c_str(), 1);
+    else
+      ::unsetenv(Name);
+  }
+  const char *Name;
   std::optional<std::string> Saved;
 };
 
 TEST(RuntimeDirectoryTest, IsInTheUsersRuntimeDirectoryElseNamedForTheUser) {
   {
-    RuntimeDirScope Scope("/run/user/1234");
+    EnvScope Scope("XDG_RUNTIME_DIR", "/run/user/1234");
     EXPECT_EQ(userRuntimeDirectory("ulto-x"), "/run/user/1234/ulto-x");
   }
-  RuntimeDirScope Scope(nullptr);
+  EnvScope Scope("XDG_RUNTIME_DIR", std::nullopt);
   std::string Path = userRuntimeDirectory("ulto-x");
   EXPECT_TRUE(StringRef(Path).ends_with("/ulto-x-" + std::to_string(getuid())))
       << Path;
+}
+
+// A name in /tmp that another user took first costs nothing: the
+// directory is then in the user's home.
+TEST(RuntimeDirectoryTest, ANameAnotherUserTookMovesHome) {
+  if (::getuid() != 0)
+    GTEST_SKIP() << "needs root to make another user's directory";
+  unittest::TempDir Dir("runtime", /*Unique=*/true);
+  EnvScope Scope("XDG_RUNTIME_DIR", std::nullopt);
+  std::string Tmp = (Dir.path() + "/tmp").str(),
+              Home = (Dir.path() + "/home").str();
+  ASSERT_EQ(::mkdir(Tmp.c_str(), 01777), 0);
+  EnvScope TmpScope("TMPDIR", Tmp), HomeScope("HOME", Home);
+  std::string Usual = Tmp + "/ulto-x-" + std::to_string(getuid());
+  EXPECT_EQ(userRuntimeDirectory("ulto-x"), Usual);
+  ASSERT_EQ(::mkdir(Usual.c_str(), 0777), 0);
+  EXPECT_EQ(userRuntimeDirectory("ulto-x"), Usual); // The user's own.
+  ASSERT_EQ(::chown(Usual.c_str(), 65534, 65534), 0);
+  std::string Moved = userRuntimeDirectory("ulto-x");
+  EXPECT_TRUE(StringRef(Moved).starts_with(Home + "/.cache/ulto/ulto-x-"))
+      << Moved;
+  EXPECT_EQ(errorText(makePrivateDirectory(Moved)), "");
 }
 
 TEST(RuntimeDirectoryTest, IsMadePrivateOnce) {

@@ -16,17 +16,32 @@ using namespace llvm;
 
 namespace ulto {
 
+// Whether \p Path is absent, or a directory of the user's.
+static bool isFreeOrOwn(StringRef Path) {
+  struct stat Status;
+  if (::lstat(Path.str().c_str(), &Status) != 0)
+    return errno == ENOENT;
+  return S_ISDIR(Status.st_mode) && Status.st_uid == ::getuid();
+}
+
 std::string userRuntimeDirectory(StringRef Name) {
   SmallString<128> Path;
   std::optional<std::string> Runtime = sys::Process::GetEnv("XDG_RUNTIME_DIR");
   if (Runtime && !Runtime->empty()) {
-    Path = *Runtime;
-    sys::path::append(Path, Name);
-  } else {
-    sys::path::system_temp_directory(/*ErasedOnReboot=*/true, Path);
-    sys::path::append(Path, Name + "-" + Twine(::getuid()));
+    sys::path::append(Path, *Runtime, Name);
+    return std::string(Path);
   }
-  return std::string(Path);
+  sys::path::system_temp_directory(/*ErasedOnReboot=*/true, Path);
+  sys::path::append(Path, Name + "-" + Twine(::getuid()));
+  // Anyone can take that name first: then the home directory, which only
+  // the user can write, under this machine's name (it may be shared).
+  SmallString<128> Home;
+  char Host[256] = {};
+  if (isFreeOrOwn(Path) || !sys::path::home_directory(Home) ||
+      ::gethostname(Host, sizeof(Host) - 1) != 0)
+    return std::string(Path);
+  sys::path::append(Home, ".cache", "ulto", Name + "-" + Twine(Host));
+  return std::string(Home);
 }
 
 Error makePrivateDirectory(StringRef Directory) {

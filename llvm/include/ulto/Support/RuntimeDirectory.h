@@ -17,7 +17,8 @@
 
 namespace ulto {
 
-/// $XDG_RUNTIME_DIR/<Name>, else <temp>/<Name>-<uid>.
+/// $XDG_RUNTIME_DIR/<Name>, else <temp>/<Name>-<uid>, unless another user
+/// has taken that: then ~/.cache/ulto/<Name>-<host name>.
 std::string userRuntimeDirectory(llvm::StringRef Name);
 
 /// Creates \p Directory, private to the user, if it is absent. One that
