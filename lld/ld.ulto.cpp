@@ -32,6 +32,7 @@
 #include "ulto/Support/InstalledLibrary.h"
 #include "ulto/Support/MakeJobserver.h"
 #include "ulto/Support/Message.h"
+#include "ulto/Support/TrustedFile.h"
 #include "ulto/Support/Version.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
@@ -679,7 +680,7 @@ bool linkELF(ArrayRef<const char *> Argv, raw_ostream &Stdout,
   StringSaver Saver(Alloc);
   scope_exit RemoveSafeNames([&] {
     for (const std::string &Name : SafeNames) {
-      sys::fs::remove(Name);
+      ulto::removeOwnFile(Name);
       sys::DontRemoveFileOnSignal(Name);
     }
   });
@@ -694,7 +695,7 @@ bool linkELF(ArrayRef<const char *> Argv, raw_ostream &Stdout,
     uint64_t Size = 0;
     if (!JobList.empty() && (!Opts.KeepsShards ||
                              (!sys::fs::file_size(JobList, Size) && Size == 0)))
-      sys::fs::remove(JobList);
+      ulto::removeOwnFile(JobList);
   });
 
   // The link itself: lld's ELF driver, in this process.

@@ -75,4 +75,19 @@ TEST(TrustedFileTest, ReadsTheUsersFilesOnly) {
   ::unlink(Fifo.c_str());
 }
 
+TEST(TrustedFileTest, RemovesTheUsersFilesOnly) {
+  unittest::TempDir Dir("trusted-file", /*Unique=*/true);
+  unittest::TempFile File(Dir.path("mine"), "", "x", /*Unique=*/false);
+  std::string Mine(File.path()), Link(Dir.path("link"));
+  ASSERT_EQ(::symlink(Mine.c_str(), Link.c_str()), 0);
+  EXPECT_TRUE(removeOwnFile(Link)); // The link, not its target.
+  EXPECT_TRUE(sys::fs::exists(Mine));
+  EXPECT_FALSE(removeOwnFile(Link));
+  if (::geteuid() != 0)
+    return;
+  ASSERT_EQ(::chown(Mine.c_str(), 65534, 65534), 0);
+  EXPECT_FALSE(removeOwnFile(Mine));
+  EXPECT_TRUE(sys::fs::exists(Mine));
+}
+
 } // namespace

@@ -81,4 +81,11 @@ Error checkTrustedProgram(StringRef Path) {
   return Error::success();
 }
 
+bool removeOwnFile(StringRef Path) {
+  std::string P = Path.str();
+  struct stat Status;
+  return ::lstat(P.c_str(), &Status) == 0 && Status.st_uid == ::geteuid() &&
+         ::unlink(P.c_str()) == 0;
+}
+
 } // namespace ulto

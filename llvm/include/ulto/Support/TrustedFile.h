@@ -50,6 +50,11 @@ readTrustedFile(llvm::StringRef Path);
 /// user: owned by the user or root, writable by no one else.
 llvm::Error checkTrustedProgram(llvm::StringRef Path);
 
+/// Removes \p Path (itself, not a link's target) if it is the user's: what
+/// another user put in the place of a file the user made, in a directory
+/// others can write, is left alone. False if nothing was removed.
+bool removeOwnFile(llvm::StringRef Path);
+
 } // namespace ulto
 
 #endif // ULTO_SUPPORT_TRUSTEDFILE_H
