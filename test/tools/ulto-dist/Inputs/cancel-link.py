@@ -150,8 +150,13 @@ if fifo is None:
     sys.exit(1)
 
 if args.fifo_readers:
-    print("FIFO read by: " + ", ".join(sorted(set(
-        comm(pid) for pid in fifo_readers()))))
+    # Our open returns once a reader is in its open(), which puts the
+    # descriptor in the reader's table a moment later.
+    readers, deadline = fifo_readers(), time.time() + 10
+    while not readers and time.time() < deadline:
+        time.sleep(0.01)
+        readers = fifo_readers()
+    print("FIFO read by: " + ", ".join(sorted(set(comm(pid) for pid in readers))))
 if args.action == "kill-linker":
     link.kill()
 elif args.action == "term-dist":
