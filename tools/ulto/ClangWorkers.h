@@ -13,7 +13,7 @@
 #ifndef ULTO_TOOLS_ULTO_CLANGWORKERS_H
 #define ULTO_TOOLS_ULTO_CLANGWORKERS_H
 
-#include "ulto/Distributor/ForkServer.h"
+#include "ulto/LocalExecution/ForkServer.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ulto/Distributor/CacheKey.h"
+#include "ulto/LocalExecution/VersionProbe.h"
 #include "ulto/Support/AtomicFile.h"
 
 #include "Common/ErrorText.h"
@@ -187,7 +188,8 @@ TEST_F(CacheKeyTest, VersionProbeLeavesNoProcess) {
   sys::fs::remove(Dir + "/pids");
   std::string Leaves =
       writeCompiler(Dir, "sleep 600 >/dev/null & echo $! >> pids", "cc 1");
-  EXPECT_EQ(errorText(computeCompilerIdentity(Leaves)), "");
+  EXPECT_EQ(errorText(computeCompilerIdentity(Leaves, processVersionProbe())),
+            "");
   Pids = pidsIn(Dir);
   ASSERT_EQ(Pids.size(), 1u);
   EXPECT_FALSE(runs(Pids[0]));
@@ -203,7 +205,8 @@ TEST_F(CacheKeyTest, IdentityFromAnotherProbe) {
       return writeAtomically(OutputFile, Text);
     };
   };
-  Expected<std::string> ByProcess = computeCompilerIdentity(Compiler);
+  Expected<std::string> ByProcess =
+      computeCompilerIdentity(Compiler, processVersionProbe());
   ASSERT_EQ(errorText(ByProcess), "");
   EXPECT_EQ(errorText(computeCompilerIdentity(Compiler, Prints("cc 1\n"))), "");
   EXPECT_EQ(*computeCompilerIdentity(Compiler, Prints("cc 1\n")), *ByProcess);
@@ -219,7 +222,7 @@ TEST_F(CacheKeyTest, IdentityFromAnotherProbe) {
 TEST_F(CacheKeyTest, VersionProbeThatFailsIsAnError) {
   StringRef Dir = dir();
   std::string Fails = writeCompiler(Dir, "exit 3", "");
-  EXPECT_EQ(errorText(computeCompilerIdentity(Fails)),
+  EXPECT_EQ(errorText(computeCompilerIdentity(Fails, processVersionProbe())),
             "cannot run '" + Fails + " --version': it exited with status 3");
 }
 

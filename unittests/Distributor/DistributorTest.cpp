@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ulto/Distributor/Distributor.h"
+#include "ulto/LocalExecution/VersionProbe.h"
 
 #include "Common/ErrorText.h"
 #include "Common/TestJobs.h"
@@ -92,6 +93,7 @@ std::string readFile(StringRef Path) {
 class DistributorTest : public testing::Test {
 protected:
   DistributorTest() : Dir("distributor", /*Unique=*/true) {
+    Opts.AskVersion = processVersionProbe();
     // Two modules, each importing from the other.
     auto In = [&](StringRef Name) { return (Dir.path() + "/" + Name).str(); };
     List.LinkerOutput = In("app");

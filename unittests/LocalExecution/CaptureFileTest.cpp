@@ -1,6 +1,6 @@
 //===- CaptureFileTest.cpp - The file of a job's stdout and stderr --------===//
 
-#include "ulto/Distributor/CaptureFile.h"
+#include "ulto/LocalExecution/CaptureFile.h"
 
 #include "Common/ErrorText.h"
 #include "Common/Files.h"

@@ -1,6 +1,6 @@
 //===- CrashReportTest.cpp - What clang says of a crashed job -------------===//
 
-#include "ulto/Distributor/CrashReport.h"
+#include "ulto/LocalExecution/CrashReport.h"
 
 #include "gtest/gtest.h"
 

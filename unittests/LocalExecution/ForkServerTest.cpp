@@ -1,6 +1,6 @@
 //===- ForkServerTest.cpp - Jobs as forks of a server ---------------------===//
 
-#include "ulto/Distributor/ForkServer.h"
+#include "ulto/LocalExecution/ForkServer.h"
 
 #include "Common/ErrorText.h"
 #include "llvm/ADT/SmallString.h"

@@ -1,6 +1,6 @@
-//===- ExecutorTest.cpp ---------------------------------------------------===//
+//===- LocalExecutorTest.cpp ----------------------------------------------===//
 
-#include "ulto/Distributor/Executor.h"
+#include "ulto/LocalExecution/LocalExecutor.h"
 #include "gtest/gtest.h"
 
 #include <cerrno>
@@ -10,7 +10,7 @@ using std::chrono::milliseconds;
 
 namespace {
 
-TEST(ExecutorTest, AProcessLimitReachedForAMomentBacksOff) {
+TEST(LocalExecutorTest, AProcessLimitReachedForAMomentBacksOff) {
   milliseconds Total(0);
   unsigned Attempt = 0;
   while (std::optional<milliseconds> Delay = startRetryDelay(EAGAIN, Attempt)) {
@@ -25,7 +25,7 @@ TEST(ExecutorTest, AProcessLimitReachedForAMomentBacksOff) {
   EXPECT_EQ(Total, milliseconds(1270));
 }
 
-TEST(ExecutorTest, OtherFailuresToStartAreFinal) {
+TEST(LocalExecutorTest, OtherFailuresToStartAreFinal) {
   for (int Errno : {0, ENOENT, EACCES, ECHILD, EPIPE, ENOMEM})
     EXPECT_EQ(startRetryDelay(Errno, 0), std::nullopt) << Errno;
 }

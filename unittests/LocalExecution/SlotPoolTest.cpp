@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ulto/Distributor/SlotPool.h"
+#include "ulto/LocalExecution/SlotPool.h"
 
 #include "Common/ErrorText.h"
 #include "Common/LockHolder.h"

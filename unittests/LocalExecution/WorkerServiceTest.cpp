@@ -5,9 +5,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ulto/Distributor/WorkerService.h"
-#include "ulto/Distributor/Executor.h"
+#include "ulto/LocalExecution/WorkerService.h"
 #include "ulto/Distributor/JobList.h"
+#include "ulto/LocalExecution/LocalExecutor.h"
 
 #include "Common/ErrorText.h"
 #include "llvm/ADT/SmallString.h"

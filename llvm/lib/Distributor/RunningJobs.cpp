@@ -2,7 +2,7 @@
 
 #include "ulto/Distributor/RunningJobs.h"
 
-#include "Flock.h"
+#include "ulto/Support/Flock.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/Errno.h"

@@ -1,6 +1,6 @@
 //===- CaptureFile.cpp - The file of a job's stdout and stderr ------------===//
 
-#include "ulto/Distributor/CaptureFile.h"
+#include "ulto/LocalExecution/CaptureFile.h"
 #include "ulto/Distributor/Cancellation.h"
 
 #include "llvm/ADT/SmallString.h"

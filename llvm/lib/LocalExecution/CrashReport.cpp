@@ -1,11 +1,12 @@
 //===- CrashReport.cpp - What clang says of a crashed job -----------------===//
 
-#include "ulto/Distributor/CrashReport.h"
+#include "ulto/LocalExecution/CrashReport.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
 
+#include <cstring>
 #include <optional>
 
 using namespace llvm;
@@ -76,6 +77,12 @@ CrashReport readCrashReport(StringRef Output) {
   Kept.append(Lines.begin() + I + 3, Lines.end());
   Report.Output = join(Kept, "\n");
   return Report;
+}
+
+ExecutionResult exitedAsReported(int Code, const CrashReport &Crash) {
+  if (Code != 0 && Crash.Signal)
+    return ExecutionResult::ended(ExitKind::Signalled, strsignal(Crash.Signal));
+  return ExecutionResult::exited(Code);
 }
 
 } // namespace ulto

@@ -17,7 +17,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ulto/Distributor/ForkServer.h"
+#include "ulto/LocalExecution/ForkServer.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallString.h"

@@ -1,8 +1,8 @@
 //===- SlotPool.cpp - Backend slots shared by the links of a machine ------===//
 
-#include "ulto/Distributor/SlotPool.h"
+#include "ulto/LocalExecution/SlotPool.h"
 
-#include "Flock.h"
+#include "ulto/Support/Flock.h"
 #include "ulto/Support/RuntimeDirectory.h"
 
 #include "llvm/ADT/SmallString.h"

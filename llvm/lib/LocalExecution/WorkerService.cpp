@@ -1,6 +1,6 @@
 //===- WorkerService.cpp - Backend workers that outlive a link ------------===//
 
-#include "ulto/Distributor/WorkerService.h"
+#include "ulto/LocalExecution/WorkerService.h"
 #include "ulto/Support/AtomicFile.h"
 #include "ulto/Support/RuntimeDirectory.h"
 

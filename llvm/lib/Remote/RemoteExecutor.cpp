@@ -10,6 +10,7 @@
 
 #include "HermeticJob.h"
 #include "ulto/Distributor/CacheKey.h"
+#include "ulto/LocalExecution/CrashReport.h"
 #include "ulto/Remote/Capabilities.h"
 #include "ulto/Support/Message.h"
 

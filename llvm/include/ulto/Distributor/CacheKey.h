@@ -58,18 +58,11 @@ std::vector<std::string> normaliseArgs(const JobList &List,
 using VersionProbe = std::function<llvm::Error(const std::string &Compiler,
                                                llvm::StringRef OutputFile)>;
 
-/// Asks a process of the compiler. A compiler that has not answered within
-/// \p TimeLimit is an error; it is stopped, and so is every process it
-/// started.
-VersionProbe
-processVersionProbe(std::chrono::seconds TimeLimit = std::chrono::seconds(10));
-
 /// Who compiles: the compiler executable's bytes and its --version output,
 /// less the line naming the install directory. \p Compiler is a path or a
 /// name looked up in PATH; \p Probe asks it for --version.
-llvm::Expected<std::string>
-computeCompilerIdentity(llvm::StringRef Compiler,
-                        const VersionProbe &Probe = processVersionProbe());
+llvm::Expected<std::string> computeCompilerIdentity(llvm::StringRef Compiler,
+                                                    const VersionProbe &Probe);
 
 /// The job's cache key, 64 hex digits: a version tag, \p CompilerIdentity,
 /// the role-normalised arguments, each file's content name and digest, and

@@ -40,8 +40,9 @@ struct DistOptions {
   const RunningJobs *Running = nullptr;
   /// How long a job waits for another link before it runs here.
   std::chrono::seconds WaitLimit{600};
-  /// How the compiler is asked for its --version, for the cache keys.
-  VersionProbe AskVersion = processVersionProbe();
+  /// How the compiler is asked for its --version, for the cache keys: where
+  /// its jobs run (LocalExecutor::versionProbe). Required.
+  VersionProbe AskVersion;
   /// Complete each job's index shard (ShardCompletion.h) before its cache
   /// key; otherwise lld's shards are used as they are.
   bool CompleteShards = false;

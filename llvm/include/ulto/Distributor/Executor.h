@@ -12,12 +12,10 @@
 #define ULTO_DISTRIBUTOR_EXECUTOR_H
 
 #include "ulto/Distributor/CacheKey.h"
-#include "ulto/Distributor/CrashReport.h"
 #include "ulto/Distributor/JobList.h"
 
 #include "llvm/ADT/StringRef.h"
 
-#include <atomic>
 #include <chrono>
 #include <optional>
 #include <string>
@@ -80,20 +78,10 @@ struct ExecutionResult {
   bool succeeded() const { return Kind == ExitKind::Exited && Code == 0; }
 };
 
-/// How a job that exited with \p Code ended, in the words of clang's driver
-/// in its output \p Crash: a crash the driver caught is the signal it names.
-ExecutionResult exitedAsReported(int Code, const CrashReport &Crash);
-
 /// How \p R ended, as the end of "ThinLTO backend for 'm.o' ...": "exited
 /// with status 1", "crashed: Segmentation fault", "could not be started:
 /// compiler 'cc' not found", "exited with status 2 on the remote".
 std::string describeExecution(const ExecutionResult &R);
-
-/// How long a job whose process could not start, for the \p Attempt th time,
-/// waits before it tries again; std::nullopt when it should not. Only
-/// \p Errno EAGAIN is worth a wait: a process limit reached for a moment.
-std::optional<std::chrono::milliseconds> startRetryDelay(int Errno,
-                                                         unsigned Attempt);
 
 class Executor {
 public:
@@ -111,38 +99,6 @@ public:
   /// After the jobs: what the executor did beyond running them, for the
   /// summary line ("" when nothing).
   virtual std::string report() const { return std::string(); }
-};
-
-class ForkServer;
-class SlotPool;
-
-/// Runs each job in a process on this machine, in the linker's directory: a
-/// worker of \p Server when there is one (ForkServer.h), else a new process
-/// running the job's compiler; while it runs, the job holds one of \p Slots
-/// (SlotPool.h) when there is a pool. A process that cannot start for a
-/// moment (startRetryDelay) is tried again, then as a new process of the
-/// job's compiler. A job that clang's driver says crashed
-/// (CrashReport.h) ended by the signal it names. When \p Server is a worker
-/// service that has ended, the job runs in a new process.
-class LocalExecutor final : public Executor {
-public:
-  explicit LocalExecutor(ForkServer *Server = nullptr,
-                         SlotPool *Slots = nullptr)
-      : Server(Server), Slots(Slots) {}
-  std::string name() const override { return "local"; }
-  ExecutionResult run(const JobList &List, const BackendJob &Job) override;
-  /// Asks the jobs' compiler for --version where its jobs run: a worker of
-  /// the fork server answers as a clang-22 process does, without starting
-  /// one.
-  VersionProbe versionProbe() const;
-  /// The worker service that ran the jobs, if one did.
-  std::string report() const override;
-
-private:
-  ForkServer *Server;
-  SlotPool *Slots;
-  /// Jobs run in new processes after the worker service ended.
-  std::atomic<unsigned> RunHere{0};
 };
 
 } // namespace ulto

@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef ULTO_DISTRIBUTOR_CAPTUREFILE_H
-#define ULTO_DISTRIBUTOR_CAPTUREFILE_H
+#ifndef ULTO_LOCALEXECUTION_CAPTUREFILE_H
+#define ULTO_LOCALEXECUTION_CAPTUREFILE_H
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
@@ -35,4 +35,4 @@ private:
 
 } // namespace ulto
 
-#endif // ULTO_DISTRIBUTOR_CAPTUREFILE_H
+#endif // ULTO_LOCALEXECUTION_CAPTUREFILE_H

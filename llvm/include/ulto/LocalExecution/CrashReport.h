@@ -26,8 +26,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef ULTO_DISTRIBUTOR_CRASHREPORT_H
-#define ULTO_DISTRIBUTOR_CRASHREPORT_H
+#ifndef ULTO_LOCALEXECUTION_CRASHREPORT_H
+#define ULTO_LOCALEXECUTION_CRASHREPORT_H
+
+#include "ulto/Distributor/Executor.h"
 
 #include "llvm/ADT/StringRef.h"
 
@@ -48,6 +50,10 @@ struct CrashReport {
 /// What clang's driver said in \p Output about a job that crashed.
 CrashReport readCrashReport(llvm::StringRef Output);
 
+/// How a job that exited with \p Code ended, in the words of clang's driver
+/// in its output \p Crash: a crash the driver caught is the signal it names.
+ExecutionResult exitedAsReported(int Code, const CrashReport &Crash);
+
 } // namespace ulto
 
-#endif // ULTO_DISTRIBUTOR_CRASHREPORT_H
+#endif // ULTO_LOCALEXECUTION_CRASHREPORT_H

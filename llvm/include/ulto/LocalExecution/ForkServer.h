@@ -28,8 +28,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef ULTO_DISTRIBUTOR_FORKSERVER_H
-#define ULTO_DISTRIBUTOR_FORKSERVER_H
+#ifndef ULTO_LOCALEXECUTION_FORKSERVER_H
+#define ULTO_LOCALEXECUTION_FORKSERVER_H
 
 #include "ulto/Distributor/Cancellation.h"
 
@@ -149,4 +149,4 @@ private:
 
 } // namespace ulto
 
-#endif // ULTO_DISTRIBUTOR_FORKSERVER_H
+#endif // ULTO_LOCALEXECUTION_FORKSERVER_H

@@ -20,8 +20,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef ULTO_DISTRIBUTOR_SLOTPOOL_H
-#define ULTO_DISTRIBUTOR_SLOTPOOL_H
+#ifndef ULTO_LOCALEXECUTION_SLOTPOOL_H
+#define ULTO_LOCALEXECUTION_SLOTPOOL_H
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
@@ -87,4 +87,4 @@ private:
 
 } // namespace ulto
 
-#endif // ULTO_DISTRIBUTOR_SLOTPOOL_H
+#endif // ULTO_LOCALEXECUTION_SLOTPOOL_H

@@ -35,10 +35,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef ULTO_DISTRIBUTOR_WORKERSERVICE_H
-#define ULTO_DISTRIBUTOR_WORKERSERVICE_H
+#ifndef ULTO_LOCALEXECUTION_WORKERSERVICE_H
+#define ULTO_LOCALEXECUTION_WORKERSERVICE_H
 
-#include "ulto/Distributor/ForkServer.h"
+#include "ulto/LocalExecution/ForkServer.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
@@ -108,4 +108,4 @@ llvm::Expected<int> listenAsWorkerService(llvm::StringRef Name);
 
 } // namespace ulto
 
-#endif // ULTO_DISTRIBUTOR_WORKERSERVICE_H
+#endif // ULTO_LOCALEXECUTION_WORKERSERVICE_H

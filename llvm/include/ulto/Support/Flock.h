@@ -8,8 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef ULTO_LIB_DISTRIBUTOR_FLOCK_H
-#define ULTO_LIB_DISTRIBUTOR_FLOCK_H
+#ifndef ULTO_SUPPORT_FLOCK_H
+#define ULTO_SUPPORT_FLOCK_H
 
 #include <cerrno>
 #include <fcntl.h>
@@ -41,4 +41,4 @@ inline int flockFD(int FD, int Operation) {
 
 } // namespace ulto
 
-#endif // ULTO_LIB_DISTRIBUTOR_FLOCK_H
+#endif // ULTO_SUPPORT_FLOCK_H
