@@ -111,6 +111,58 @@ void writeTimeTrace(const CompilerInstance &Clang) {
   timeTraceProfilerCleanup();
 }
 
+// As in clang's cc1_main: -gmodules wraps precompiled headers and modules in
+// object files.
+std::shared_ptr<PCHContainerOperations> createPCHContainerOperations() {
+  auto PCHOps = std::make_shared<PCHContainerOperations>();
+  PCHOps->registerWriter(std::make_unique<ObjectFilePCHContainerWriter>());
+  PCHOps->registerReader(std::make_unique<ObjectFilePCHContainerReader>());
+  return PCHOps;
+}
+
+// Fills \p Invocation and \p UnifiedOptions from the cc1 arguments; false
+// after an error, which \p Diags holds.
+bool parseCC1Args(ArrayRef<const char *> Argv, const char *Argv0,
+                  bool ProcessRunsOn, CompilerInvocation &Invocation,
+                  UnifiedPreLinkOptions &UnifiedOptions,
+                  DiagnosticsEngine &Diags) {
+  SmallVector<const char *, 256> ClangArgs;
+  bool Success = takeUltoCC1Options(Argv, ClangArgs, UnifiedOptions, Diags);
+  Success &=
+      CompilerInvocation::CreateFromArgs(Invocation, ClangArgs, Diags, Argv0);
+  // As clang's tooling does for the many compiles of one process; neither
+  // changes what the job writes.
+  if (ProcessRunsOn)
+    Invocation.getFrontendOpts().DisableFree =
+        Invocation.getCodeGenOpts().DisableFree = false;
+  return Success;
+}
+
+// Runs the job: ulto's unified pre-link, or clang's action.
+bool executeCompiler(CompilerInstance &Clang,
+                     const UnifiedPreLinkOptions &UnifiedOptions) {
+  TimeTraceScope TimeScope("ExecuteCompiler");
+  bool TimePasses = Clang.getCodeGenOpts().TimePasses;
+  if (TimePasses)
+    Clang.createFrontendTimer();
+  TimeRegion Timer(TimePasses ? &Clang.getFrontendTimer() : nullptr);
+  return isUnifiedPreLink(Clang.getInvocation())
+             ? runUnifiedPreLink(Clang, UnifiedOptions)
+             : ExecuteCompilerInvocation(&Clang);
+}
+
+// Timers still alive under -disable-free print now, as in clang.
+void printTimers(const CodeGenOptions &CG) {
+  if (CG.TimePassesJson) {
+    errs() << "{\n";
+    TimerGroup::printAllJSONValues(errs(), "");
+    errs() << "\n}\n";
+  } else if (!CG.TimePassesStatsFile) {
+    TimerGroup::printAll(errs());
+  }
+  TimerGroup::clearAll();
+}
+
 } // namespace
 
 // Registering every target again cost each job of a backend worker 74 us of
@@ -131,29 +183,17 @@ int runCC1(ArrayRef<const char *> Argv, const char *Argv0, void *MainAddr,
   ensureSufficientStack();
   initializeCC1Targets();
 
-  auto PCHOps = std::make_shared<PCHContainerOperations>();
-  PCHOps->registerWriter(std::make_unique<ObjectFilePCHContainerWriter>());
-  PCHOps->registerReader(std::make_unique<ObjectFilePCHContainerReader>());
-
   // Argument diagnostics are buffered until the real engine exists.
   DiagnosticOptions DiagOpts;
   auto *DiagsBuffer = new TextDiagnosticBuffer;
   DiagnosticsEngine Diags(DiagnosticIDs::create(), DiagOpts, DiagsBuffer);
 
-  UnifiedPreLinkOptions UnifiedOptions;
-  SmallVector<const char *, 256> ClangArgs;
-  bool Success = takeUltoCC1Options(Argv, ClangArgs, UnifiedOptions, Diags);
-
   auto Invocation = std::make_shared<CompilerInvocation>();
-  Success &=
-      CompilerInvocation::CreateFromArgs(*Invocation, ClangArgs, Diags, Argv0);
-  // As clang's tooling does for the many compiles of one process; neither
-  // changes what the job writes.
-  if (ProcessRunsOn)
-    Invocation->getFrontendOpts().DisableFree =
-        Invocation->getCodeGenOpts().DisableFree = false;
-  auto Clang = std::make_unique<CompilerInstance>(std::move(Invocation),
-                                                  std::move(PCHOps));
+  UnifiedPreLinkOptions UnifiedOptions;
+  bool Success = parseCC1Args(Argv, Argv0, ProcessRunsOn, *Invocation,
+                              UnifiedOptions, Diags);
+  auto Clang = std::make_unique<CompilerInstance>(
+      std::move(Invocation), createPCHContainerOperations());
   FrontendOptions &FE = Clang->getFrontendOpts();
   if (!FE.TimeTracePath.empty())
     timeTraceProfilerInitialize(FE.TimeTraceGranularity, Argv0,
@@ -177,28 +217,8 @@ int runCC1(ArrayRef<const char *> Argv, const char *Argv0, void *MainAddr,
   if (!Success)
     return 1;
 
-  {
-    TimeTraceScope TimeScope("ExecuteCompiler");
-    bool TimePasses = Clang->getCodeGenOpts().TimePasses;
-    if (TimePasses)
-      Clang->createFrontendTimer();
-    TimeRegion Timer(TimePasses ? &Clang->getFrontendTimer() : nullptr);
-    Success = isUnifiedPreLink(Clang->getInvocation())
-                  ? runUnifiedPreLink(*Clang, UnifiedOptions)
-                  : ExecuteCompilerInvocation(Clang.get());
-  }
-
-  // Timers still alive under -disable-free print now, as in clang.
-  {
-    if (Clang->getCodeGenOpts().TimePassesJson) {
-      errs() << "{\n";
-      TimerGroup::printAllJSONValues(errs(), "");
-      errs() << "\n}\n";
-    } else if (!Clang->getCodeGenOpts().TimePassesStatsFile) {
-      TimerGroup::printAll(errs());
-    }
-    TimerGroup::clearAll();
-  }
+  Success = executeCompiler(*Clang, UnifiedOptions);
+  printTimers(Clang->getCodeGenOpts());
   if (timeTraceProfilerEnabled())
     writeTimeTrace(*Clang);
 

@@ -74,19 +74,9 @@ CC1CommandCache::instantiate(const Shape &S, ArrayRef<StringRef> Files) {
   return CC1;
 }
 
-std::optional<CC1CommandCache::Shape>
-CC1CommandCache::learn(ArrayRef<const char *> DriverArgs,
-                       ArrayRef<const char *> CC1,
-                       std::string WorkingDirectory) {
-  if (is_contained(DriverArgs, nullptr))
-    return std::nullopt;
-  unsigned MissingIndex, MissingCount;
-  InputArgList List = getDriverOptTable().ParseArgs(DriverArgs.drop_front(),
-                                                    MissingIndex, MissingCount);
-  if (MissingCount || WorkingDirectory.empty())
-    return std::nullopt;
-  // Options with which the driver does more than build the command: prints
-  // it, writes files of its own, or runs it out of process.
+// Whether the driver does more with \p O than build the command: prints it,
+// writes files of its own, or runs it out of process.
+static bool hasDriverEffect(const Option &O) {
   static const OptSpecifier DriverEffects[] = {
       options::OPT__HASH_HASH_HASH,
       options::OPT_v,
@@ -99,11 +89,33 @@ CC1CommandCache::learn(ArrayRef<const char *> DriverArgs,
       options::OPT_ccc_print_phases,
       options::OPT_ccc_print_bindings,
       options::OPT_fdriver_only};
-  Shape S;
-  S.WorkingDirectory = std::move(WorkingDirectory);
+  return any_of(DriverEffects, [&](OptSpecifier E) { return O.matches(E); });
+}
+
+// A file named twice, or two with one last component, make the holes
+// ambiguous.
+static bool areAmbiguous(ArrayRef<std::string> Files) {
+  for (unsigned I = 0; I != Files.size(); ++I)
+    for (unsigned J = 0; J != I; ++J)
+      if (Files[I] == Files[J] ||
+          sys::path::filename(Files[I]) == sys::path::filename(Files[J]))
+        return true;
+  return false;
+}
+
+std::optional<std::vector<CC1CommandCache::FileSlot>>
+CC1CommandCache::findFiles(ArrayRef<const char *> DriverArgs) {
+  if (is_contained(DriverArgs, nullptr))
+    return std::nullopt;
+  unsigned MissingIndex, MissingCount;
+  InputArgList List = getDriverOptTable().ParseArgs(DriverArgs.drop_front(),
+                                                    MissingIndex, MissingCount);
+  if (MissingCount)
+    return std::nullopt;
+  std::vector<FileSlot> Files;
   for (const Arg *A : List) {
     const Option &O = A->getOption();
-    if (any_of(DriverEffects, [&](OptSpecifier E) { return O.matches(E); }))
+    if (hasDriverEffect(O))
       return std::nullopt;
     // The index is the option's own; a separate value follows it.
     unsigned Index = A->getIndex() + 1;
@@ -122,25 +134,32 @@ CC1CommandCache::learn(ArrayRef<const char *> DriverArgs,
     if (!isPlainFileName(File) || !Written.consume_front(Prefix) ||
         Written != File)
       return std::nullopt;
-    S.Files.push_back(
-        {Index, std::move(Prefix), sys::path::extension(File).str(),
-         sys::path::is_absolute(File), sys::path::has_parent_path(File),
-         O.matches(options::OPT_INPUT)});
+    Files.push_back({Index, std::move(Prefix), sys::path::extension(File).str(),
+                     sys::path::is_absolute(File),
+                     sys::path::has_parent_path(File),
+                     O.matches(options::OPT_INPUT)});
   }
-  llvm::sort(S.Files, [](const FileSlot &L, const FileSlot &R) {
+  llvm::sort(Files, [](const FileSlot &L, const FileSlot &R) {
     return L.Index < R.Index;
   });
+  return Files;
+}
+
+std::optional<CC1CommandCache::Shape>
+CC1CommandCache::learn(ArrayRef<const char *> DriverArgs,
+                       ArrayRef<const char *> CC1,
+                       std::string WorkingDirectory) {
+  std::optional<std::vector<FileSlot>> Files = findFiles(DriverArgs);
+  if (!Files || WorkingDirectory.empty())
+    return std::nullopt;
+  Shape S;
+  S.WorkingDirectory = std::move(WorkingDirectory);
+  S.Files = std::move(*Files);
   for (const FileSlot &F : S.Files)
     S.LearnedFrom.push_back(
         StringRef(DriverArgs[F.Index]).drop_front(F.Prefix.size()).str());
-  // A file named twice, or two with one last component, make the holes
-  // ambiguous.
-  for (unsigned I = 0; I != S.LearnedFrom.size(); ++I)
-    for (unsigned J = 0; J != I; ++J)
-      if (S.LearnedFrom[I] == S.LearnedFrom[J] ||
-          sys::path::filename(S.LearnedFrom[I]) ==
-              sys::path::filename(S.LearnedFrom[J]))
-        return std::nullopt;
+  if (areAmbiguous(S.LearnedFrom))
+    return std::nullopt;
 
   S.DriverArgs.assign(DriverArgs.begin(), DriverArgs.end());
   for (const FileSlot &F : S.Files)

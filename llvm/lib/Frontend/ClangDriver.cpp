@@ -486,6 +486,181 @@ static bool isLoneCC1Job(const Driver &D, const Compilation &C,
          StringRef(Job.getExecutable()) == D.getClangProgramPath();
 }
 
+// -ftime-report's timers print when the command ends, as in clang's driver.
+static void printAndClearTimers() {
+  TimerGroup::printAll(errs());
+  TimerGroup::clearAll();
+}
+
+// The driver's path, as clang-22's driver finds its own, unless the caller
+// names it in \p ExecutablePath.
+static std::string driverPath(ArrayRef<const char *> Args,
+                              StringRef ExecutablePath) {
+  bool CanonicalPrefixes = true;
+  for (const char *Arg : Args.slice(1))
+    if (Arg && StringRef(Arg) == "-no-canonical-prefixes")
+      CanonicalPrefixes = false;
+    else if (Arg && StringRef(Arg) == "-canonical-prefixes")
+      CanonicalPrefixes = true;
+  return ExecutablePath.empty() ? getExecutablePath(Args[0], CanonicalPrefixes)
+                                : ExecutablePath.str();
+}
+
+// Gives \p Diags the consumers and warning options clang-22's driver gives
+// its own: text after the program's name, and a --serialize-diagnostics file.
+static void setUpDiagnostics(DiagnosticsEngine &Diags,
+                             DiagnosticOptions &DiagOpts, StringRef Argv0,
+                             vfs::FileSystem &VFS) {
+  auto *DiagClient = new TextDiagnosticPrinter(errs(), DiagOpts);
+  DiagClient->setPrefix(std::string(sys::path::stem(Argv0)));
+  Diags.setClient(DiagClient);
+  if (!DiagOpts.DiagnosticSerializationFile.empty())
+    Diags.setClient(new ChainedDiagnosticConsumer(
+        Diags.takeClient(),
+        serialized_diags::create(DiagOpts.DiagnosticSerializationFile, DiagOpts,
+                                 /*MergeChildRecords=*/true)));
+  ProcessWarningOptions(Diags, DiagOpts, VFS, /*ReportDiags=*/false);
+}
+
+// The link: which linker, and the LTO mode it is to use, for the targets
+// ld.ulto serves; -flto=distributed needs ld.ulto, or ulto's compile. False
+// after an error.
+static bool chooseLinker(const Driver &D, const InputArgList &List,
+                         const UltoDriverOptions &Opts, StringRef Path,
+                         const ParsedClangName &NameParts,
+                         SmallVectorImpl<const char *> &Args,
+                         BumpPtrAllocator &A) {
+  bool LTOLink = isLTOLink(D, List);
+  bool NamesLdUlto = !LTOLink && namesLdUlto(D, List);
+  if (!LTOLink && !Opts.Distributed && !NamesLdUlto)
+    return true;
+  LinkTarget Target = findLinkTarget(Path, NameParts, Args);
+  if (Opts.Distributed && !(LTOLink ? Target.LdUlto : Target.Served)) {
+    D.Diag(diag::err_drv_unsupported_opt_for_target)
+        << "-flto=distributed" << Target.Triple;
+    return false;
+  }
+  StringSaver Saver(A);
+  if (LTOLink && Target.LdUlto)
+    chooseLinkTimeLTO(D, List, Opts, Args, Saver);
+  else if (NamesLdUlto && Target.LdUlto)
+    useLdUlto(D, Args, Saver);
+  return true;
+}
+
+// Tells \p Commands the -cc1 command of the lone job the driver built from
+// \p DriverArgs.
+static void observeCC1Job(ulto::CC1CommandCache &Commands,
+                          ArrayRef<const char *> DriverArgs, const Driver &D,
+                          const Compilation &C) {
+  const Command &Job = *C.getJobs().begin();
+  SmallVector<const char *, 256> CC1 = {D.getClangProgramPath()};
+  CC1.append(Job.getArguments().begin(), Job.getArguments().end());
+  Commands.observe(DriverArgs, CC1);
+}
+
+// Runs the jobs; reports and reproduces failures as clang does.
+static int executeJobs(Driver &D, Compilation &C, int *CrashSignal) {
+  int Res = 1;
+  bool IsCrash = false;
+  const Command *FailingCommand = nullptr;
+  Driver::CommandStatus Status = Driver::CommandStatus::Ok;
+  if (!C.containsError()) {
+    SmallVector<std::pair<int, const Command *>, 4> FailingCommands;
+    Res = D.ExecuteCompilation(C, FailingCommands);
+    for (const auto &[Result, Cmd] : FailingCommands) {
+      FailingCommand = Cmd;
+      if (!Res)
+        Res = Result;
+      // Negative: signalled; 70: fatal error; >128: in-process crash.
+      IsCrash = Result < 0 || Result == 70 || Result > 128;
+      Status =
+          IsCrash ? Driver::CommandStatus::Crash : Driver::CommandStatus::Error;
+      // An in-process job's crash, caught: 128 plus the signal.
+      if (CrashSignal && CrashRecoveryContext::isCrash(Result))
+        *CrashSignal = Result - 128;
+      if (IsCrash)
+        break;
+    }
+  }
+  if (FailingCommand &&
+      D.maybeGenerateCompilationDiagnostics(Status, Driver::ReproLevel::OnCrash,
+                                            C, *FailingCommand))
+    Res = 1;
+  return Res;
+}
+
+namespace {
+
+// A command line for clang-22's driver: how runClangDriver was called, and
+// what the -cc1 command cache made of it.
+struct DriverRun {
+  StringRef ExecutablePath;
+  int *CrashSignal;
+  bool ProcessRunsOn;
+  ulto::CC1CommandCache *Commands;
+  /// The command line as given, for Commands to learn from; empty if the
+  /// cache knows its -cc1 command already.
+  SmallVector<const char *, 256> DriverArgs = {};
+  /// The failed result of the known -cc1 command, which the driver reports.
+  std::optional<int> CC1Result = std::nullopt;
+};
+
+} // namespace
+
+// Runs clang-22's driver on \p Args, with ulto's options and linker.
+static int runDriver(SmallVectorImpl<const char *> &Args, BumpPtrAllocator &A,
+                     IntrusiveRefCntPtr<vfs::FileSystem> VFS, DriverRun &Run) {
+  // ulto's options leave the command line before clang parses it.
+  UltoDriverOptions UltoOptions = takeUltoDriverOptions(Args);
+
+  // Diagnostics and the Driver, set up as clang-22's driver sets them up.
+  std::string Path = driverPath(Args, Run.ExecutablePath);
+  unsigned MissingIndex, MissingCount;
+  InputArgList ArgList = getDriverOptTable().ParseArgs(
+      ArrayRef(Args).slice(1), MissingIndex, MissingCount);
+  std::unique_ptr<DiagnosticOptions> DiagOpts = CreateAndPopulateDiagOpts(Args);
+  DiagOpts->DiagnosticSuppressionMappingsFile.clear();
+  DiagnosticsEngine Diags(DiagnosticIDs::create(), *DiagOpts);
+  setUpDiagnostics(Diags, *DiagOpts, Args[0], *VFS);
+  Driver TheDriver(Path, sys::getDefaultTargetTriple(), Diags,
+                   "clang LLVM compiler", VFS);
+  ParsedClangName NameParts = parseProgramName(Args[0]);
+  configureDriver(TheDriver, NameParts);
+  if (NameParts.DriverMode)
+    Args.insert(Args.begin() + 1, NameParts.DriverMode);
+  // CC1Main refers to this.
+  auto RunIntegratedTool = [&](SmallVectorImpl<const char *> &ArgV) {
+    if (Run.CC1Result)
+      return *std::exchange(Run.CC1Result, std::nullopt);
+    return runIntegratedTool(ArgV, Run.ProcessRunsOn);
+  };
+  if (!ArgList.hasFlag(options::OPT_fno_integrated_cc1,
+                       options::OPT_fintegrated_cc1, false)) {
+    TheDriver.CC1Main = RunIntegratedTool;
+    CrashRecoveryContext::Enable();
+  }
+
+  if (!chooseLinker(TheDriver, ArgList, UltoOptions, Path, NameParts, Args, A))
+    return 1;
+
+  // The jobs, with ulto's options handed to the compile jobs.
+  std::unique_ptr<Compilation> C(TheDriver.BuildCompilation(Args));
+  applyUltoOptions(*C, TheDriver, UltoOptions.PreLink);
+  if (!Run.DriverArgs.empty() && isLoneCC1Job(TheDriver, *C, Diags))
+    observeCC1Job(*Run.Commands, Run.DriverArgs, TheDriver, *C);
+
+  int Res = executeJobs(TheDriver, *C, Run.CrashSignal);
+  Diags.getClient()->finish();
+
+  // ulto-clang (not clang-22 run for ulto dist) says what it adds.
+  if (Run.ExecutablePath.empty())
+    describeUlto(ArgList);
+
+  printAndClearTimers();
+  return Res;
+}
+
 int ulto::runClangDriver(ArrayRef<const char *> Argv, StringRef ExecutablePath,
                          int *CrashSignal, bool ProcessRunsOn,
                          CC1CommandCache *Commands) {
@@ -512,131 +687,17 @@ int ulto::runClangDriver(ArrayRef<const char *> Argv, StringRef ExecutablePath,
 
   // A job whose -cc1 command is known runs without the driver. The driver
   // reports a failure: it is given the job's result instead of running it.
-  std::optional<int> CC1Result;
-  SmallVector<const char *, 256> DriverArgs;
+  DriverRun Run{ExecutablePath, CrashSignal, ProcessRunsOn, Commands};
   if (Commands) {
     if (std::optional<std::vector<std::string>> CC1 = Commands->lookup(Args)) {
-      CC1Result = runCC1Command(*CC1, ProcessRunsOn);
-      if (*CC1Result == 0) {
-        TimerGroup::printAll(errs());
-        TimerGroup::clearAll();
+      Run.CC1Result = runCC1Command(*CC1, ProcessRunsOn);
+      if (*Run.CC1Result == 0) {
+        printAndClearTimers();
         return 0;
       }
     } else {
-      DriverArgs = Args;
+      Run.DriverArgs = Args;
     }
   }
-
-  // ulto's options leave the command line before clang parses it.
-  UltoDriverOptions UltoOptions = takeUltoDriverOptions(Args);
-
-  // Diagnostics and the Driver, set up as clang-22's driver sets them up.
-  bool CanonicalPrefixes = true;
-  for (const char *Arg : ArrayRef(Args).slice(1))
-    if (Arg && StringRef(Arg) == "-no-canonical-prefixes")
-      CanonicalPrefixes = false;
-    else if (Arg && StringRef(Arg) == "-canonical-prefixes")
-      CanonicalPrefixes = true;
-  std::string Path = ExecutablePath.empty()
-                         ? getExecutablePath(Args[0], CanonicalPrefixes)
-                         : ExecutablePath.str();
-
-  unsigned MissingIndex, MissingCount;
-  InputArgList ArgList = getDriverOptTable().ParseArgs(
-      ArrayRef(Args).slice(1), MissingIndex, MissingCount);
-  std::unique_ptr<DiagnosticOptions> DiagOpts = CreateAndPopulateDiagOpts(Args);
-  DiagOpts->DiagnosticSuppressionMappingsFile.clear();
-  auto *DiagClient = new TextDiagnosticPrinter(errs(), *DiagOpts);
-  DiagClient->setPrefix(std::string(sys::path::stem(Args[0])));
-  DiagnosticsEngine Diags(DiagnosticIDs::create(), *DiagOpts, DiagClient);
-  if (!DiagOpts->DiagnosticSerializationFile.empty())
-    Diags.setClient(new ChainedDiagnosticConsumer(
-        Diags.takeClient(),
-        serialized_diags::create(DiagOpts->DiagnosticSerializationFile,
-                                 *DiagOpts, /*MergeChildRecords=*/true)));
-  ProcessWarningOptions(Diags, *DiagOpts, *VFS, /*ReportDiags=*/false);
-  bool UseNewCC1Process = ArgList.hasFlag(options::OPT_fno_integrated_cc1,
-                                          options::OPT_fintegrated_cc1, false);
-
-  Driver TheDriver(Path, sys::getDefaultTargetTriple(), Diags,
-                   "clang LLVM compiler", VFS);
-  ParsedClangName NameParts = parseProgramName(Args[0]);
-  configureDriver(TheDriver, NameParts);
-  if (NameParts.DriverMode)
-    Args.insert(Args.begin() + 1, NameParts.DriverMode);
-  // CC1Main refers to this.
-  auto RunIntegratedTool = [&](SmallVectorImpl<const char *> &ArgV) {
-    if (CC1Result)
-      return *std::exchange(CC1Result, std::nullopt);
-    return runIntegratedTool(ArgV, ProcessRunsOn);
-  };
-  if (!UseNewCC1Process) {
-    TheDriver.CC1Main = RunIntegratedTool;
-    CrashRecoveryContext::Enable();
-  }
-
-  // The link: which linker, and the LTO mode it is to use, for the targets
-  // ld.ulto serves; -flto=distributed needs ld.ulto, or ulto's compile.
-  bool LTOLink = isLTOLink(TheDriver, ArgList);
-  bool NamesLdUlto = !LTOLink && namesLdUlto(TheDriver, ArgList);
-  if (LTOLink || UltoOptions.Distributed || NamesLdUlto) {
-    LinkTarget Target = findLinkTarget(Path, NameParts, Args);
-    if (UltoOptions.Distributed && !(LTOLink ? Target.LdUlto : Target.Served)) {
-      TheDriver.Diag(diag::err_drv_unsupported_opt_for_target)
-          << "-flto=distributed" << Target.Triple;
-      return 1;
-    }
-    StringSaver Saver(A);
-    if (LTOLink && Target.LdUlto)
-      chooseLinkTimeLTO(TheDriver, ArgList, UltoOptions, Args, Saver);
-    else if (NamesLdUlto && Target.LdUlto)
-      useLdUlto(TheDriver, Args, Saver);
-  }
-
-  // The jobs, with ulto's options handed to the compile jobs.
-  std::unique_ptr<Compilation> C(TheDriver.BuildCompilation(Args));
-  applyUltoOptions(*C, TheDriver, UltoOptions.PreLink);
-  if (!DriverArgs.empty() && isLoneCC1Job(TheDriver, *C, Diags)) {
-    const Command &Job = *C->getJobs().begin();
-    SmallVector<const char *, 256> CC1 = {TheDriver.getClangProgramPath()};
-    CC1.append(Job.getArguments().begin(), Job.getArguments().end());
-    Commands->observe(DriverArgs, CC1);
-  }
-
-  // Run them; report and reproduce failures as clang does.
-  int Res = 1;
-  bool IsCrash = false;
-  const Command *FailingCommand = nullptr;
-  Driver::CommandStatus Status = Driver::CommandStatus::Ok;
-  if (!C->containsError()) {
-    SmallVector<std::pair<int, const Command *>, 4> FailingCommands;
-    Res = TheDriver.ExecuteCompilation(*C, FailingCommands);
-    for (const auto &[Result, Cmd] : FailingCommands) {
-      FailingCommand = Cmd;
-      if (!Res)
-        Res = Result;
-      // Negative: signalled; 70: fatal error; >128: in-process crash.
-      IsCrash = Result < 0 || Result == 70 || Result > 128;
-      Status =
-          IsCrash ? Driver::CommandStatus::Crash : Driver::CommandStatus::Error;
-      // An in-process job's crash, caught: 128 plus the signal.
-      if (CrashSignal && CrashRecoveryContext::isCrash(Result))
-        *CrashSignal = Result - 128;
-      if (IsCrash)
-        break;
-    }
-  }
-  if (FailingCommand &&
-      TheDriver.maybeGenerateCompilationDiagnostics(
-          Status, Driver::ReproLevel::OnCrash, *C, *FailingCommand))
-    Res = 1;
-  Diags.getClient()->finish();
-
-  // ulto-clang (not clang-22 run for ulto dist) says what it adds.
-  if (ExecutablePath.empty())
-    describeUlto(ArgList);
-
-  TimerGroup::printAll(errs());
-  TimerGroup::clearAll();
-  return Res;
+  return runDriver(Args, A, VFS, Run);
 }

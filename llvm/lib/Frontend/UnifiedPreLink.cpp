@@ -100,25 +100,28 @@ static bool writeOutput(CompilerInstance &Clang, StringRef Path,
   return false;
 }
 
-bool runUnifiedPreLink(CompilerInstance &Clang,
-                       const UnifiedPreLinkOptions &Options) {
-  FrontendOptions &FE = Clang.getFrontendOpts();
-  CodeGenOptions &CG = Clang.getCodeGenOpts();
-  const bool EmitText = FE.ProgramAction == frontend::EmitLLVM;
-  const std::string Output = outputPath(FE, EmitText);
-  TranslationUnitPaths Paths =
-      translationUnitPaths(Clang, Options.IdentityOutput.value_or(Output));
-
-  // clang picks its pre-link pipeline from these: PrepareForThinLTO, or
-  // UnifiedLTO, select the ThinLTO one. ulto adds the unified module flags
-  // itself, so UnifiedLTO can be off here.
+// clang picks its pre-link pipeline from these: PrepareForThinLTO, or
+// UnifiedLTO, select the ThinLTO one. ulto adds the unified module flags
+// itself, so UnifiedLTO can be off here.
+static void selectPreLinkPipeline(CodeGenOptions &CG,
+                                  UnifiedPipeline Pipeline) {
   CG.PrepareForLTO = true;
-  CG.PrepareForThinLTO = Options.Pipeline == UnifiedPipeline::Thin;
+  CG.PrepareForThinLTO = Pipeline == UnifiedPipeline::Thin;
   CG.UnifiedLTO = false;
   CG.EnableSplitLTOUnit = true;
   // ulto's identifier replaces -funique-source-file-names' path-only one.
   CG.UniqueSourceFileIdentifier.clear();
-  auto Act = std::make_unique<EmitLLVMOnlyAction>();
+}
+
+// Adds ulto's passes at the start of the pipeline \p Act runs: the source
+// file identifier, and the indirect call types into \p Typed.
+static void addPipelineStartPasses(CompilerInstance &Clang,
+                                   const UnifiedPreLinkOptions &Options,
+                                   const TranslationUnitPaths &Paths,
+                                   const CodeGenAction &Act,
+                                   TypedFunctions &Typed) {
+  const FrontendOptions &FE = Clang.getFrontendOpts();
+  CodeGenOptions &CG = Clang.getCodeGenOpts();
   // A -fsanitize=cfi-icall compile has clang's types on every function; an
   // IR input has no declarations to take types from.
   const bool AddTypes =
@@ -126,21 +129,57 @@ bool runUnifiedPreLink(CompilerInstance &Clang,
       !Clang.getLangOpts().Sanitize.has(SanitizerKind::CFIICall) &&
       !FE.Inputs.empty() &&
       FE.Inputs[0].getKind().getLanguage() != Language::LLVM_IR;
-  TypedFunctions Typed;
   // The pass finds each function's declaration in the AST, and frees it
   // instead of clang.
   const bool FreeAST = CG.ClearASTBeforeBackend;
   if (AddTypes)
     CG.ClearASTBeforeBackend = false;
-  CG.PassBuilderCallbacks.push_back([Paths, AddTypes, FreeAST, Act = Act.get(),
-                                     Typed = &Typed](PassBuilder &PB) {
-    PB.registerPipelineStartEPCallback(
-        [=](ModulePassManager &MPM, OptimizationLevel) {
-          MPM.addPass(AssignSourceFileIdentifierPass(Paths));
-          if (AddTypes)
-            MPM.addPass(IndirectCallTypesPass(*Act, FreeAST, *Typed));
-        });
-  });
+  CG.PassBuilderCallbacks.push_back(
+      [Paths, AddTypes, FreeAST, Act = &Act, Typed = &Typed](PassBuilder &PB) {
+        PB.registerPipelineStartEPCallback(
+            [=](ModulePassManager &MPM, OptimizationLevel) {
+              MPM.addPass(AssignSourceFileIdentifierPass(Paths));
+              if (AddTypes)
+                MPM.addPass(IndirectCallTypesPass(*Act, FreeAST, *Typed));
+            });
+      });
+}
+
+// Writes \p M as unified split-LTO-unit bitcode (or its text) to \p Output,
+// and its thin link bitcode where the compile asks for it.
+static bool writeModule(CompilerInstance &Clang, llvm::Module &M,
+                        StringRef Output, bool EmitText,
+                        const TypedFunctions &Typed) {
+  const CodeGenOptions &CG = Clang.getCodeGenOpts();
+  SmallString<0> Bytes, ThinLinkBytes;
+  raw_svector_ostream OS(Bytes), ThinLinkOS(ThinLinkBytes);
+  const bool WantThinLink = !CG.ThinLinkBitcodeFile.empty() && !EmitText;
+  if (EmitText) {
+    markUnifiedSplitLTOUnit(M);
+    M.print(OS, nullptr, CG.EmitLLVMUseLists);
+  } else {
+    writeUnifiedBitcode(
+        M, OS, WantThinLink ? &ThinLinkOS : nullptr, CG.EmitLLVMUseLists,
+        hasOnlyIndirectCallTypes(M, Typed) ? UnifiedLayout::OneThinModule
+                                           : UnifiedLayout::SplitIfTyped);
+  }
+  return writeOutput(Clang, Output, Bytes) &&
+         (!WantThinLink ||
+          writeOutput(Clang, CG.ThinLinkBitcodeFile, ThinLinkBytes));
+}
+
+bool runUnifiedPreLink(CompilerInstance &Clang,
+                       const UnifiedPreLinkOptions &Options) {
+  FrontendOptions &FE = Clang.getFrontendOpts();
+  const bool EmitText = FE.ProgramAction == frontend::EmitLLVM;
+  const std::string Output = outputPath(FE, EmitText);
+  TranslationUnitPaths Paths =
+      translationUnitPaths(Clang, Options.IdentityOutput.value_or(Output));
+
+  selectPreLinkPipeline(Clang.getCodeGenOpts(), Options.Pipeline);
+  auto Act = std::make_unique<EmitLLVMOnlyAction>();
+  TypedFunctions Typed;
+  addPipelineStartPasses(Clang, Options, Paths, *Act, Typed);
   FE.ProgramAction = frontend::EmitLLVMOnly;
 
   if (!prepareLikeClang(Clang))
@@ -153,22 +192,7 @@ bool runUnifiedPreLink(CompilerInstance &Clang,
   // The pipeline-start pass did this unless a pipeline without that
   // extension point ran; the fingerprint then covers the optimised IR.
   assignSourceFileIdentifier(*M, Paths);
-
-  SmallString<0> Bytes, ThinLinkBytes;
-  raw_svector_ostream OS(Bytes), ThinLinkOS(ThinLinkBytes);
-  const bool WantThinLink = !CG.ThinLinkBitcodeFile.empty() && !EmitText;
-  if (EmitText) {
-    markUnifiedSplitLTOUnit(*M);
-    M->print(OS, nullptr, CG.EmitLLVMUseLists);
-  } else {
-    writeUnifiedBitcode(
-        *M, OS, WantThinLink ? &ThinLinkOS : nullptr, CG.EmitLLVMUseLists,
-        hasOnlyIndirectCallTypes(*M, Typed) ? UnifiedLayout::OneThinModule
-                                            : UnifiedLayout::SplitIfTyped);
-  }
-  bool Ok = writeOutput(Clang, Output, Bytes) &&
-            (!WantThinLink ||
-             writeOutput(Clang, CG.ThinLinkBitcodeFile, ThinLinkBytes));
+  bool Ok = writeModule(Clang, *M, Output, EmitText, Typed);
 
   // Like clang under -disable-free: the process ends soon, skip teardown.
   if (FE.DisableFree) {

@@ -84,6 +84,10 @@ bool isLinkerOnlyLLVMOption(StringRef Name) {
 
 namespace {
 
+// lld's --lto-CGO default for --lto-O<N>, which clang's -O<N> also gives the
+// code generator (0, 1, 2, 3 alike).
+constexpr StringLiteral DefaultOptLevel = "2";
+
 // Collects the arguments and errors, one option at a time.
 class Translator {
 public:
@@ -116,31 +120,41 @@ public:
     refuse(O,
            "clang-22 has no LLVM option -" + Name + "; link with --lto=thin");
   }
-};
 
-// lld's --lto-CGO default for --lto-O<N>, which clang's -O<N> also gives the
-// code generator (0, 1, 2, 3 alike).
-constexpr StringLiteral DefaultOptLevel = "2";
-
-} // namespace
-
-BackendOptions distributedBackendOptions(ArrayRef<LinkOption> Options,
-                                         ModulesPIC Modules) {
-  Translator T;
-  bool Pie = false, Shared = false;
-  const LinkOption *Relocatable = nullptr;
-  std::string OptLevel = DefaultOptLevel.str();
-  const LinkOption *CodegenLevel = nullptr;
-  std::optional<bool> AddressMap, UniqueNames;
-  for (const LinkOption &O : Options) {
+  // Translates an option whose arguments depend on no other option.
+  void translate(const LinkOption &O) {
     StringRef Name = O.Name;
     if (Name == "mllvm")
-      T.llvmOption(O, O.Value);
+      llvmOption(O, O.Value);
     else if (Name == "plugin-opt=-")
-      T.llvmOption(O, "-" + O.Value);
+      llvmOption(O, "-" + O.Value);
     else if (Name == "plugin-opt=mcpu=")
-      T.llvmOption(O, "-mcpu=" + O.Value);
-    else if (Name == "pie" || Name == "no-pie")
+      llvmOption(O, "-mcpu=" + O.Value);
+    else if (Name == "lto-basic-block-sections=") {
+      if (O.Value == "all" || O.Value == "none")
+        add({"-fbasic-block-sections=" + O.Value});
+      else
+        refuse(O, "the jobs take 'all' or 'none'");
+    } else if (Name == "load-pass-plugin")
+      add({"-fpass-plugin=" + O.Value});
+    else if (Name == "lto-cs-profile-generate" ||
+             Name == "lto-cs-profile-file=")
+      refuse(O, "context-sensitive PGO needs the in-process backends; link "
+                "with --lto=thin");
+    else if (Name == "lto-emit-asm" || Name == "lto-emit-llvm")
+      refuse(O, "the backend jobs write objects; link with --lto=thin");
+    else if (Name == "lto-newpm-passes=" || Name == "lto-aa-pipeline=")
+      refuse(O, "clang-22 runs its own pipeline; link with --lto=thin");
+    else if (Name == "plugin-opt=dwo_dir=")
+      refuse(O, "the backend jobs write no split DWARF; link with "
+                "--lto=thin");
+  }
+
+  // Records an option whose arguments depend on others, or on the last of
+  // its kind; false if \p O is not one.
+  bool record(const LinkOption &O) {
+    StringRef Name = O.Name;
+    if (Name == "pie" || Name == "no-pie")
       Pie = Name == "pie";
     else if (Name == "shared")
       Shared = true;
@@ -150,56 +164,68 @@ BackendOptions distributedBackendOptions(ArrayRef<LinkOption> Options,
       OptLevel = O.Value;
     else if (Name == "lto-CGO")
       CodegenLevel = &O;
-    else if (Name == "lto-basic-block-sections=") {
-      if (O.Value == "all" || O.Value == "none")
-        T.add({"-fbasic-block-sections=" + O.Value});
-      else
-        T.refuse(O, "the jobs take 'all' or 'none'");
-    } else if (Name == "lto-basic-block-address-map" ||
-               Name == "no-lto-basic-block-address-map")
+    else if (Name == "lto-basic-block-address-map" ||
+             Name == "no-lto-basic-block-address-map")
       AddressMap = Name == "lto-basic-block-address-map";
     else if (Name == "lto-unique-basic-block-section-names" ||
              Name == "no-lto-unique-basic-block-section-names")
       UniqueNames = Name == "lto-unique-basic-block-section-names";
-    else if (Name == "load-pass-plugin")
-      T.add({"-fpass-plugin=" + O.Value});
-    else if (Name == "lto-cs-profile-generate" ||
-             Name == "lto-cs-profile-file=")
-      T.refuse(O, "context-sensitive PGO needs the in-process backends; link "
-                  "with --lto=thin");
-    else if (Name == "lto-emit-asm" || Name == "lto-emit-llvm")
-      T.refuse(O, "the backend jobs write objects; link with --lto=thin");
-    else if (Name == "lto-newpm-passes=" || Name == "lto-aa-pipeline=")
-      T.refuse(O, "clang-22 runs its own pipeline; link with --lto=thin");
-    else if (Name == "plugin-opt=dwo_dir=")
-      T.refuse(O, "the backend jobs write no split DWARF; link with "
-                  "--lto=thin");
+    else
+      return false;
+    return true;
   }
+
   // lld gives the jobs -fpic for PIC outputs and nothing otherwise, so they
   // would get clang-22's default (-fPIE on Debian) where in-process code
   // generation is static. A relocatable output keeps each module's own
   // model in-process: static for -fno-pic modules, PIC otherwise, PIE or
   // not as the module's own flags say, which is what clang-22's default
   // (position-independent on Linux) does with them.
-  if (!Pie && !Shared && !Relocatable)
-    T.add({"-fno-pic"});
-  if (Relocatable && Modules == ModulesPIC::None)
-    T.add({"-fno-pic"});
-  if (Relocatable && Modules == ModulesPIC::Mixed)
-    T.refuse(*Relocatable, "its modules were compiled with and without "
+  void relocationModel(ModulesPIC Modules) {
+    if (!Pie && !Shared && !Relocatable)
+      add({"-fno-pic"});
+    if (Relocatable && Modules == ModulesPIC::None)
+      add({"-fno-pic"});
+    if (Relocatable && Modules == ModulesPIC::Mixed)
+      refuse(*Relocatable, "its modules were compiled with and without "
                            "-fno-pic, and each job gets the link's one "
                            "relocation model; link with --lto=thin");
-  // In-process ThinLTO unrolls and interleaves loops at every level; clang
-  // from -O2 on.
-  if (OptLevel == "1")
-    T.add({"-funroll-loops"});
-  if (CodegenLevel && CodegenLevel->Value != OptLevel)
-    T.refuse(*CodegenLevel, "the jobs' code generation level follows --lto-O" +
+  }
+
+  // The arguments of the last --lto-O, --lto-CGO and basic block options.
+  void codeGeneration() {
+    // In-process ThinLTO unrolls and interleaves loops at every level; clang
+    // from -O2 on.
+    if (OptLevel == "1")
+      add({"-funroll-loops"});
+    if (CodegenLevel && CodegenLevel->Value != OptLevel)
+      refuse(*CodegenLevel, "the jobs' code generation level follows --lto-O" +
                                 OptLevel + "; link with --lto=thin");
-  if (AddressMap.value_or(false))
-    T.add({"-fbasic-block-address-map"});
-  if (UniqueNames.value_or(false))
-    T.add({"-funique-basic-block-section-names"});
+    if (AddressMap.value_or(false))
+      add({"-fbasic-block-address-map"});
+    if (UniqueNames.value_or(false))
+      add({"-funique-basic-block-section-names"});
+  }
+
+private:
+  bool Pie = false, Shared = false;
+  const LinkOption *Relocatable = nullptr;
+  std::string OptLevel = DefaultOptLevel.str();
+  const LinkOption *CodegenLevel = nullptr;
+  std::optional<bool> AddressMap, UniqueNames;
+};
+
+} // namespace
+
+BackendOptions distributedBackendOptions(ArrayRef<LinkOption> Options,
+                                         ModulesPIC Modules) {
+  Translator T;
+  // Options whose arguments depend on others wait for the whole command line.
+  for (const LinkOption &O : Options)
+    if (!T.record(O))
+      T.translate(O);
+  T.relocationModel(Modules);
+  T.codeGeneration();
   return std::move(T.Result);
 }
 

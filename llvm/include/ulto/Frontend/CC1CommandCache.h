@@ -76,6 +76,10 @@ private:
         llvm::StringRef WorkingDirectory) const;
   static std::vector<std::string>
   instantiate(const Shape &S, llvm::ArrayRef<llvm::StringRef> Files);
+  /// The file names of \p DriverArgs in command-line order, if the driver
+  /// only builds its command and writes each file name plainly.
+  static std::optional<std::vector<FileSlot>>
+  findFiles(llvm::ArrayRef<const char *> DriverArgs);
   static std::optional<Shape> learn(llvm::ArrayRef<const char *> DriverArgs,
                                     llvm::ArrayRef<const char *> CC1,
                                     std::string WorkingDirectory);
