@@ -165,17 +165,13 @@ Error checkCachePolicy(StringRef Policy) {
   return parsePolicy(Policy).takeError();
 }
 
-// LLVM's pruneCache, but through no link: it rewrites llvmcache.timestamp
-// by name, so in a cache another user can write, a link planted there
-// truncated a file of the pruning user's choosing. Here the timestamp is
-// opened with O_NOFOLLOW, entries are looked at, never followed, and only
-// names are removed. The same policy: the least recently used entries go
-// first, past Expiration, then until the size and count limits hold.
-static void pruneEntries(StringRef Directory, const CachePruningPolicy &Policy,
-                         bool Now) {
+// Whether pruning is due (always when \p Now), by llvmcache.timestamp,
+// which it then touches; opened without following a link, created if
+// absent.
+static bool pruneIsDue(StringRef Directory, const CachePruningPolicy &Policy,
+                       bool Now, sys::TimePoint<> Time) {
   SmallString<128> Timestamp(Directory);
   sys::path::append(Timestamp, "llvmcache.timestamp");
-  auto Time = std::chrono::system_clock::now();
   sys::fs::file_status Stamp;
   bool HasStamp = !sys::fs::status(Timestamp, Stamp, /*Follow=*/false);
   if (HasStamp && Stamp.type() != sys::fs::file_type::regular_file) {
@@ -185,7 +181,7 @@ static void pruneEntries(StringRef Directory, const CachePruningPolicy &Policy,
   if (!Now && HasStamp &&
       (!Policy.Interval ||
        Time - Stamp.getLastModificationTime() <= *Policy.Interval))
-    return;
+    return false;
   int FD =
       ::open(Timestamp.c_str(),
              O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0666);
@@ -193,14 +189,23 @@ static void pruneEntries(StringRef Directory, const CachePruningPolicy &Policy,
     (void)sys::fs::setLastAccessAndModificationTime(FD, Time);
     ::close(FD);
   }
+  return true;
+}
 
-  struct Entry {
-    std::string Path;
-    sys::TimePoint<> Used;
-    uint64_t Size;
-  };
-  std::vector<Entry> Entries;
-  uint64_t Total = 0;
+namespace {
+struct PrunedEntry {
+  std::string Path;
+  sys::TimePoint<> Used;
+  uint64_t Size;
+};
+} // namespace
+
+// The cache's entries, after removing those past \p Policy's expiration
+// and every name that is not a regular file (a link, a FIFO).
+static std::vector<PrunedEntry> liveEntries(StringRef Directory,
+                                            const CachePruningPolicy &Policy,
+                                            sys::TimePoint<> Time) {
+  std::vector<PrunedEntry> Entries;
   std::error_code EC;
   for (sys::fs::directory_iterator It(Directory, EC, /*Follow=*/false), End;
        It != End && !EC; It.increment(EC)) {
@@ -210,7 +215,7 @@ static void pruneEntries(StringRef Directory, const CachePruningPolicy &Policy,
     if (sys::fs::status(It->path(), Status, /*Follow=*/false))
       continue;
     if (Status.type() != sys::fs::file_type::regular_file) {
-      ::unlink(It->path().c_str()); // Not an entry: a link, a FIFO.
+      ::unlink(It->path().c_str());
       continue;
     }
     if (Policy.Expiration != std::chrono::seconds(0) &&
@@ -220,9 +225,25 @@ static void pruneEntries(StringRef Directory, const CachePruningPolicy &Policy,
     }
     Entries.push_back(
         {It->path(), Status.getLastAccessedTime(), Status.getSize()});
-    Total += Status.getSize();
   }
+  return Entries;
+}
 
+// LLVM's pruneCache, but through no link: it rewrites llvmcache.timestamp
+// by name, so in a cache another user can write, a link planted there
+// truncated a file of the pruning user's choosing. Here the timestamp is
+// opened with O_NOFOLLOW, entries are looked at, never followed, and only
+// names are removed. The same policy: the least recently used entries go
+// first, past Expiration, then until the size and count limits hold.
+static void pruneEntries(StringRef Directory, const CachePruningPolicy &Policy,
+                         bool Now) {
+  auto Time = std::chrono::system_clock::now();
+  if (!pruneIsDue(Directory, Policy, Now, Time))
+    return;
+  std::vector<PrunedEntry> Entries = liveEntries(Directory, Policy, Time);
+  uint64_t Total = 0;
+  for (const PrunedEntry &E : Entries)
+    Total += E.Size;
   uint64_t Limit = std::numeric_limits<uint64_t>::max();
   if (Policy.MaxSizeBytes)
     Limit = Policy.MaxSizeBytes;
@@ -235,11 +256,11 @@ static void pruneEntries(StringRef Directory, const CachePruningPolicy &Policy,
                      Policy.MaxSizePercentageOfAvailableSpace / 100);
   }
   size_t Files = Policy.MaxSizeFiles ? Policy.MaxSizeFiles : Entries.size();
-  llvm::sort(Entries, [](const Entry &A, const Entry &B) {
+  llvm::sort(Entries, [](const PrunedEntry &A, const PrunedEntry &B) {
     return A.Used != B.Used ? A.Used < B.Used : A.Path < B.Path;
   });
   size_t Left = Entries.size();
-  for (const Entry &E : Entries) {
+  for (const PrunedEntry &E : Entries) {
     if (Total <= Limit && Left <= Files)
       break;
     if (!sys::fs::remove(E.Path)) {

@@ -324,6 +324,16 @@ private:
     Listening = -1;
   }
   int serviceDuties();
+  void installHandlers(std::optional<pid_t> Distributor);
+  int stopStep();
+  /// What each polled descriptor is: a worker's process ID, a client, or
+  /// the listening socket (Listen).
+  enum class Polled { Wake, Client, Listen, Worker };
+  void fillPoll(std::vector<pollfd> &Fds,
+                std::vector<std::pair<Polled, int>> &What) const;
+  void handlePolled(const std::vector<pollfd> &Fds,
+                    const std::vector<std::pair<Polled, int>> &What,
+                    std::vector<char> &Request);
 
   const ForkServer::MainFn &Main;
   const ForkServer::Options &Opts;
@@ -337,6 +347,9 @@ private:
   unsigned NextClient = 1;
   DenseMap<pid_t, Worker> Workers;
   bool Open = true; ///< May take more jobs.
+  /// Since when, and in how many steps, the workers are being stopped.
+  std::optional<Clock::time_point> StopSince;
+  size_t StopSteps = 0;
 };
 
 void ServerLoop::reply(unsigned Client, const Reply &R) {
@@ -556,7 +569,7 @@ int ServerLoop::serviceDuties() {
   return Timeout;
 }
 
-void ServerLoop::serve(std::optional<pid_t> Distributor) {
+void ServerLoop::installHandlers(std::optional<pid_t> Distributor) {
   if (pipe2(Wake, O_CLOEXEC | O_NONBLOCK) != 0)
     _exit(1);
   ChildExitedFd = Wake[1];
@@ -568,15 +581,71 @@ void ServerLoop::serve(std::optional<pid_t> Distributor) {
   sys::SetInterruptFunction(onStop);
   if (Distributor && !terminateWhenParentDies(*Distributor))
     _exit(1);
+}
 
+// After a stop was asked for: nothing new starts, a service's links run
+// their remaining jobs themselves (LocalExecutor), the stopped ones again
+// (they get no reply). The poll's timeout; -1 when no worker is left.
+int ServerLoop::stopStep() {
+  Open = false;
+  if (Service) {
+    for (auto &C : Clients)
+      close(C.second.Socket);
+    Clients.clear();
+    stopListening();
+  }
+  if (Workers.empty())
+    return -1;
+  return stopWorkers(Workers, StopSince, StopSteps);
+}
+
+void ServerLoop::fillPoll(std::vector<pollfd> &Fds,
+                          std::vector<std::pair<Polled, int>> &What) const {
+  Fds.assign({{Wake[0], POLLIN, 0}});
+  What.assign({{Polled::Wake, 0}});
+  if (Open) {
+    for (const auto &C : Clients)
+      if (!C.second.HungUp) {
+        Fds.push_back({C.second.Socket, POLLIN, 0});
+        What.push_back({Polled::Client, int(C.first)});
+      }
+    if (Listening >= 0) {
+      Fds.push_back({Listening, POLLIN, 0});
+      What.push_back({Polled::Listen, 0});
+    }
+  }
+  for (const auto &W : Workers)
+    if (W.second.Socket >= 0 && !W.second.HungUp) {
+      Fds.push_back({W.second.Socket, POLLIN, 0});
+      What.push_back({Polled::Worker, W.first});
+    }
+}
+
+void ServerLoop::handlePolled(const std::vector<pollfd> &Fds,
+                              const std::vector<std::pair<Polled, int>> &What,
+                              std::vector<char> &Request) {
+  char Drain[64];
+  while (read(Wake[0], Drain, sizeof(Drain)) > 0)
+    ;
+  for (size_t I = 0; I != Fds.size(); ++I)
+    if (Fds[I].revents && What[I].first == Polled::Worker)
+      readReply(Workers[What[I].second]);
+  reapWorkers();
+  for (size_t I = 0; I != Fds.size() && Open; ++I) {
+    if (!(Fds[I].revents & (POLLIN | POLLHUP)))
+      continue;
+    if (What[I].first == Polled::Client)
+      readRequest(What[I].second, Request);
+    else if (What[I].first == Polled::Listen)
+      accept();
+  }
+}
+
+void ServerLoop::serve(std::optional<pid_t> Distributor) {
+  installHandlers(Distributor);
   std::vector<char> Request(MaxRequestSize);
   std::vector<pollfd> Fds;
-  // What each of Fds is: a worker's process ID, a client, or the listening
-  // socket (Listen).
-  enum class Polled { Wake, Client, Listen, Worker };
   std::vector<std::pair<Polled, int>> What;
-  std::optional<Clock::time_point> StopSince;
-  size_t StopSteps = 0;
   if (Opts.JobsPerWorker > 1)
     for (unsigned I = 0; I != Opts.IdleWorkers; ++I)
       if (!startWorker(/*TakesMore=*/true))
@@ -586,61 +655,19 @@ void ServerLoop::serve(std::optional<pid_t> Distributor) {
     if (Listening >= 0)
       Timeout = serviceDuties();
     if (StopRequested) {
-      Open = false; // Nothing new starts.
-      // A service's links run their remaining jobs themselves
-      // (LocalExecutor), the stopped ones again: they get no reply.
-      if (Service) {
-        for (auto &C : Clients)
-          close(C.second.Socket);
-        Clients.clear();
-        stopListening();
-      }
+      Timeout = stopStep();
       if (Workers.empty())
         break;
-      Timeout = stopWorkers(Workers, StopSince, StopSteps);
     }
     // Idle workers end once no job can come.
     if (!Open)
       for (auto &W : Workers)
         if (!W.second.Job && W.second.Socket >= 0)
           closeSocket(W.second);
-
-    Fds.assign({{Wake[0], POLLIN, 0}});
-    What.assign({{Polled::Wake, 0}});
-    if (Open) {
-      for (const auto &C : Clients)
-        if (!C.second.HungUp) {
-          Fds.push_back({C.second.Socket, POLLIN, 0});
-          What.push_back({Polled::Client, int(C.first)});
-        }
-      if (Listening >= 0) {
-        Fds.push_back({Listening, POLLIN, 0});
-        What.push_back({Polled::Listen, 0});
-      }
-    }
-    for (const auto &W : Workers)
-      if (W.second.Socket >= 0 && !W.second.HungUp) {
-        Fds.push_back({W.second.Socket, POLLIN, 0});
-        What.push_back({Polled::Worker, W.first});
-      }
+    fillPoll(Fds, What);
     if (poll(Fds.data(), Fds.size(), Timeout) < 0 && errno != EINTR)
       _exit(1);
-
-    char Drain[64];
-    while (read(Wake[0], Drain, sizeof(Drain)) > 0)
-      ;
-    for (size_t I = 0; I != Fds.size(); ++I)
-      if (Fds[I].revents && What[I].first == Polled::Worker)
-        readReply(Workers[What[I].second]);
-    reapWorkers();
-    for (size_t I = 0; I != Fds.size() && Open; ++I) {
-      if (!(Fds[I].revents & (POLLIN | POLLHUP)))
-        continue;
-      if (What[I].first == Polled::Client)
-        readRequest(What[I].second, Request);
-      else if (What[I].first == Polled::Listen)
-        accept();
-    }
+    handlePolled(Fds, What, Request);
   }
   _exit(0);
 }

@@ -3,7 +3,6 @@
 #include "ulto/LocalExecution/VersionProbe.h"
 #include "ulto/Distributor/Cancellation.h"
 
-#include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/Errno.h"
 
 #include <cerrno>
@@ -27,60 +26,76 @@ namespace ulto {
 // child that hangs. (LLVM's ExecuteAndWait kills the compiler alone, and its
 // time limit is an alarm, which another thread may take.) The group does not
 // get a terminal's Ctrl-C: an interrupt stops it (Cancellation.h).
-static Error runVersionProbe(const std::string &Compiler, StringRef OutputFile,
-                             std::chrono::seconds TimeLimit) {
+namespace {
+// posix_spawn's attributes for the probe: stdin and stderr /dev/null,
+// stdout \p OutputFile, a process group of its own, no signal blocked or
+// ignored.
+struct ProbeSpawn {
   posix_spawn_file_actions_t Files;
-  posix_spawn_file_actions_init(&Files);
-  posix_spawn_file_actions_addopen(&Files, 0, "/dev/null", O_RDONLY, 0);
-  std::string Output = OutputFile.str();
-  posix_spawn_file_actions_addopen(&Files, 1, Output.c_str(),
-                                   O_WRONLY | O_CREAT | O_TRUNC, 0666);
-  posix_spawn_file_actions_addopen(&Files, 2, "/dev/null", O_WRONLY, 0);
   posix_spawnattr_t Attributes;
-  posix_spawnattr_init(&Attributes);
-  posix_spawnattr_setpgroup(&Attributes, 0);
-  sigset_t None, Defaults;
-  sigemptyset(&None);
-  posix_spawnattr_setsigmask(&Attributes, &None);
-  sigemptyset(&Defaults);
-  for (int Signal : {SIGINT, SIGTERM, SIGHUP, SIGPIPE})
-    sigaddset(&Defaults, Signal);
-  posix_spawnattr_setsigdefault(&Attributes, &Defaults);
-  posix_spawnattr_setflags(&Attributes, POSIX_SPAWN_SETPGROUP |
-                                            POSIX_SPAWN_SETSIGMASK |
-                                            POSIX_SPAWN_SETSIGDEF);
-  scope_exit Cleanup([&] {
+  std::string Output;
+
+  explicit ProbeSpawn(StringRef OutputFile) : Output(OutputFile) {
+    posix_spawn_file_actions_init(&Files);
+    posix_spawn_file_actions_addopen(&Files, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&Files, 1, Output.c_str(),
+                                     O_WRONLY | O_CREAT | O_TRUNC, 0666);
+    posix_spawn_file_actions_addopen(&Files, 2, "/dev/null", O_WRONLY, 0);
+    posix_spawnattr_init(&Attributes);
+    posix_spawnattr_setpgroup(&Attributes, 0);
+    sigset_t None, Defaults;
+    sigemptyset(&None);
+    posix_spawnattr_setsigmask(&Attributes, &None);
+    sigemptyset(&Defaults);
+    for (int Signal : {SIGINT, SIGTERM, SIGHUP, SIGPIPE})
+      sigaddset(&Defaults, Signal);
+    posix_spawnattr_setsigdefault(&Attributes, &Defaults);
+    posix_spawnattr_setflags(&Attributes, POSIX_SPAWN_SETPGROUP |
+                                              POSIX_SPAWN_SETSIGMASK |
+                                              POSIX_SPAWN_SETSIGDEF);
+  }
+  ~ProbeSpawn() {
     posix_spawn_file_actions_destroy(&Files);
     posix_spawnattr_destroy(&Attributes);
-  });
+  }
+};
+} // namespace
 
+// Whether \p Pid ended before \p Deadline; left unreaped, so that the
+// group's ID stays its own.
+static bool endsBefore(pid_t Pid,
+                       std::chrono::steady_clock::time_point Deadline) {
+  while (std::chrono::steady_clock::now() < Deadline) {
+    siginfo_t Info;
+    Info.si_pid = 0;
+    if (waitid(P_PID, Pid, &Info, WEXITED | WNOHANG | WNOWAIT) != 0 &&
+        errno != EINTR)
+      return false;
+    if (Info.si_pid == Pid)
+      return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  return false;
+}
+
+static Error runVersionProbe(const std::string &Compiler, StringRef OutputFile,
+                             std::chrono::seconds TimeLimit) {
+  ProbeSpawn Spawn(OutputFile);
   JobProcess Process;
   if (!Process.mayStart())
     return createStringError("cannot run '%s --version': interrupted",
                              Compiler.c_str());
   const char *Argv[] = {Compiler.c_str(), "--version", nullptr};
   pid_t Pid;
-  if (int Errno = posix_spawn(&Pid, Compiler.c_str(), &Files, &Attributes,
-                              const_cast<char **>(Argv), environ))
+  if (int Errno =
+          posix_spawn(&Pid, Compiler.c_str(), &Spawn.Files, &Spawn.Attributes,
+                      const_cast<char **>(Argv), environ))
     return createStringError(std::error_code(Errno, std::generic_category()),
                              "cannot run '%s --version': %s", Compiler.c_str(),
                              strerror(Errno));
   Process.started(Pid, /*OwnGroup=*/true);
 
-  // Until it has ended (left unreaped, so that the group's ID stays its
-  // own) or its time is up.
-  auto Deadline = std::chrono::steady_clock::now() + TimeLimit;
-  bool Ended = false;
-  while (!Ended && std::chrono::steady_clock::now() < Deadline) {
-    siginfo_t Info;
-    Info.si_pid = 0;
-    if (waitid(P_PID, Pid, &Info, WEXITED | WNOHANG | WNOWAIT) != 0 &&
-        errno != EINTR)
-      break;
-    Ended = Info.si_pid == Pid;
-    if (!Ended)
-      std::this_thread::sleep_for(std::chrono::milliseconds(2));
-  }
+  bool Ended = endsBefore(Pid, std::chrono::steady_clock::now() + TimeLimit);
   kill(-Pid, SIGKILL);
   int Status = 0;
   while (waitpid(Pid, &Status, 0) < 0)

@@ -125,6 +125,7 @@ struct RemoteExecutor::Impl {
 
   Expected<Action> prepare(const JobList &List, const BackendJob &Job);
   Error prepareToolchain(StringRef Compiler);
+  void addActionBlobs(Action &A, const reapi::Digest &Root);
   grpc::Status attempt(Action &A, Outcome &Out);
   grpc::Status execute(Action &A, Outcome &Out, bool SkipCache);
   std::string fetchOutput(const reapi::ActionResult &Result, Action &A);
@@ -215,9 +216,16 @@ Expected<Action> RemoteExecutor::Impl::prepare(const JobList &List,
   A.Job.Args.push_back("-fno-crash-diagnostics");
   InputTree Root = buildInputTree(Tree);
   append_range(A.Blobs, Root.Directories);
+  addActionBlobs(A, Root.Root);
+  return A;
+}
 
+// The Command and the Action of \p A, whose input root is \p Root, as
+// blobs; the Action's digest is \p A's.
+void RemoteExecutor::Impl::addActionBlobs(Action &A,
+                                          const reapi::Digest &Root) {
   reapi::Command Command;
-  Command.add_arguments(Compiler);
+  Command.add_arguments(A.Compiler);
   for (const std::string &Arg : A.Job.Args)
     Command.add_arguments(Arg);
   if (Capabilities.OutputPaths)
@@ -231,7 +239,7 @@ Expected<Action> RemoteExecutor::Impl::prepare(const JobList &List,
 
   reapi::Action Message;
   *Message.mutable_command_digest() = CommandBlob.Digest;
-  *Message.mutable_input_root_digest() = Root.Root;
+  *Message.mutable_input_root_digest() = Root;
   Message.mutable_timeout()->set_seconds(Options.Timeout.count());
   *Message.mutable_platform() = Platform;
   A.Blobs.push_back(std::move(CommandBlob));
@@ -240,7 +248,6 @@ Expected<Action> RemoteExecutor::Impl::prepare(const JobList &List,
   ActionBlob.Digest = digestOf(ActionBlob.Bytes);
   A.Digest = ActionBlob.Digest;
   A.Blobs.push_back(std::move(ActionBlob));
-  return A;
 }
 
 // Under ToolchainOnce: hashes the shipped files once for all jobs.
