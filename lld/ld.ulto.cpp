@@ -20,7 +20,7 @@
 #include "lld/Common/CommonLinkerContext.h"
 #include "lld/Common/Driver.h"
 #include "lld/Common/ErrorHandler.h"
-#include "ulto/Distributor/AttachedCommand.h"
+#include "ulto/DistProtocol/DistOptTable.h"
 #include "ulto/Link/BackendOptions.h"
 #include "ulto/Link/EarlyDistributor.h"
 #include "ulto/Link/LTOPlan.h"
@@ -34,7 +34,6 @@
 #include "ulto/Support/Message.h"
 #include "ulto/Support/TrustedFile.h"
 #include "ulto/Support/Version.h"
-#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/BinaryFormat/Magic.h"
 #include "llvm/Option/ArgList.h"
@@ -178,12 +177,6 @@ Options readOptions(ArrayRef<const char *> Args) {
   return Opts;
 }
 
-// ulto dist's option table, to check --dist-* options before the link.
-namespace dist {
-#define ULTO_OPTIONS_INC "DistOpts.inc"
-#include "CommandOptTable.def"
-} // namespace dist
-
 void reportError(const Twine &Message) {
   writeMessage(errs(), "ld.ulto", ulto::MessageKind::Error, Message);
 }
@@ -228,10 +221,16 @@ bool takeLTOIfUnified(SmallVectorImpl<const char *> &Args,
 // Those of \p DistOptions that choose the workers: ulto dist needs them as
 // it starts, before its command (EarlyDistributor.h).
 std::vector<std::string> workerOptions(ArrayRef<std::string> DistOptions) {
+  std::vector<const char *> Argv;
+  for (const std::string &Option : DistOptions)
+    Argv.push_back(Option.c_str());
+  unsigned MissingIndex = 0, MissingCount = 0;
+  opt::InputArgList List =
+      ulto::dist::optTable().ParseArgs(Argv, MissingIndex, MissingCount);
   std::vector<std::string> Options;
-  for (StringRef Option : DistOptions)
-    if (ulto::isWorkerOption(Option))
-      Options.push_back(Option.str());
+  for (const opt::Arg *A : List)
+    if (ulto::dist::isWorkerOption(*A))
+      Options.push_back(A->getAsString(List));
   return Options;
 }
 
@@ -251,11 +250,11 @@ bool checkDistOptions(ArrayRef<std::string> DistOptions) {
     Argv.push_back(Option.c_str());
   unsigned MissingIndex = 0, MissingCount = 0;
   opt::InputArgList List =
-      dist::commandOptTable().ParseArgs(Argv, MissingIndex, MissingCount);
+      ulto::dist::optTable().ParseArgs(Argv, MissingIndex, MissingCount);
   bool Ok = true;
   for (const opt::Arg *A : List) {
-    if (!A->getOption().matches(dist::OPT_UNKNOWN) &&
-        !A->getOption().matches(dist::OPT_INPUT))
+    if (!A->getOption().matches(ulto::dist::OPT_UNKNOWN) &&
+        !A->getOption().matches(ulto::dist::OPT_INPUT))
       continue;
     reportError("unknown argument '" + asTyped(A->getAsString(List)) +
                 "': ulto dist has no such option (see ulto dist --help)");
@@ -615,114 +614,108 @@ bool runDescribingItself(ArrayRef<const char *> LLDArgs, raw_ostream &Stdout,
   return Ok;
 }
 
-// An ELF link, as lld's dispatcher hands it over (Argv[0], then the link's
-// arguments): ulto's checks, then lld's ELF driver in this process.
-bool linkELF(ArrayRef<const char *> Argv, raw_ostream &Stdout,
-             raw_ostream &Stderr, bool ExitEarly, bool DisableOutput) {
-  // Before ld.ulto opens anything: make's jobserver only if it is one. Its
-  // only user is a distributed link's ulto dist.
-  ulto::JobserverCheck Jobserver = ulto::vetInheritedJobserver();
-  // @file arguments, expanded as lld expands them.
-  BumpPtrAllocator Alloc;
-  SmallVector<const char *, 256> Args(Argv.drop_front());
+// The link's arguments, @file arguments expanded as lld expands them, with
+// ld.ulto's own options taken out: \p Args, \p DistOptions and the
+// returned Options; std::nullopt after reporting errors.
+std::optional<Options> readLink(ArrayRef<const char *> Argv,
+                                BumpPtrAllocator &Alloc,
+                                SmallVectorImpl<const char *> &Args,
+                                std::vector<std::string> &DistOptions) {
+  Args.assign(Argv.begin() + 1, Argv.end());
   cl::ExpansionContext ECtx(Alloc, cl::TokenizeGNUCommandLine);
   if (Error E = ECtx.expandResponseFiles(Args)) {
     reportError(toString(std::move(E)));
-    return false;
+    return std::nullopt;
   }
-
-  // What the link loads and how it wants LTO done.
-  std::vector<std::string> DistOptions = takeDistOptions(Args);
+  DistOptions = takeDistOptions(Args);
   std::optional<ulto::LTOMode> IfUnified;
   if (!takeLTOIfUnified(Args, IfUnified))
-    return false;
+    return std::nullopt;
   Options Opts = readOptions(Args);
   Opts.IfUnified = IfUnified;
-  bool Distributed = Opts.Mode == ulto::LTOMode::Distributed;
-  if (!DistOptions.empty() && !Distributed) {
+  if (!DistOptions.empty() && Opts.Mode != ulto::LTOMode::Distributed) {
     reportError("--dist-* options need --lto=distributed");
-    return false;
+    return std::nullopt;
   }
   if (!checkDistOptions(DistOptions))
-    return false;
-  if (Distributed && Jobserver.Kind == ulto::JobserverCheck::Unusable)
-    ulto::writeMessage(Stderr, "ld.ulto", ulto::MessageKind::Note,
-                       ulto::JobserverUnavailableNote);
-  // ulto dist loads while lld reads the inputs (AttachedCommand.h).
-  std::unique_ptr<ulto::EarlyDistributor> Early;
-  if (Distributed && !Opts.HasDistributor)
-    Early = ulto::EarlyDistributor::start(
-        nextToLinker(Argv[0], "ulto"),
-        nextToLinker(Argv[0], "ulto-dist-attach"),
-        ulto::installedLibrary(linkerExecutable(Argv[0]), "libUltoDist.so"),
-        workerOptions(DistOptions));
+    return std::nullopt;
+  return Opts;
+}
 
-  // Refuse, before LTO runs and before any output is written, what unified
-  // LTO would reject without naming a file or would merge silently. An
-  // unknown --lto= value is lld's to report.
-  // Under --time-trace, the checks are a record of their own, which lld's
-  // profiler writes with its own (LLVM's per-thread profilers are written
-  // together).
+// Refuses, before LTO runs and before any output is written, what unified
+// LTO would reject without naming a file or would merge silently. An
+// unknown --lto= value is lld's to report. Under --time-trace, the checks
+// are a record of their own, which lld's profiler writes with its own
+// (LLVM's per-thread profilers are written together).
+bool checkLink(Options &Opts, ulto::EarlyDistributor *Early,
+               std::optional<BackgroundIDCheck> &IDs, raw_ostream &Stderr) {
+  if (!Opts.Mode)
+    return true;
   if (Opts.TimeTrace)
     timeTraceProfilerInitialize(Opts.TimeTraceGranularity, "ld.ulto");
-  std::optional<BackgroundIDCheck> IDs;
-  bool Checked =
-      !Opts.Mode || checkBitcodeInputs(Opts, Early.get(), IDs, Stderr);
+  bool Checked = checkBitcodeInputs(Opts, Early, IDs, Stderr);
   if (Opts.TimeTrace)
     timeTraceProfilerFinishThread();
-  if (!Checked)
-    return false;
+  return Checked;
+}
 
-  // Inputs get other names where DTLTO's would import in another order than
-  // --lto=thin, or LLVM 22 cannot write them: links ld.ulto removes after
-  // the link.
+// The files ld.ulto makes for a distributed link next to its output: the
+// inputs' other names, where DTLTO's would import in another order than
+// --lto=thin or LLVM 22 cannot write them, and the job list it claims for
+// lld. Removed after the link, while they are the user's.
+struct DistributedLinkFiles {
   std::vector<std::string> SafeNames;
-  StringSaver Saver(Alloc);
-  scope_exit RemoveSafeNames([&] {
+  std::string JobList;
+  bool KeepsJobList = false;
+
+  ~DistributedLinkFiles() {
     for (const std::string &Name : SafeNames) {
       ulto::removeOwnFile(Name);
       sys::DontRemoveFileOnSignal(Name);
     }
-  });
-  if (Distributed && !useSafeNames(Opts, Args, Saver, SafeNames))
-    return false;
-  std::string JobList;
-  if (Distributed && (JobList = claimJobList(Opts)).empty())
-    return false;
-  // lld removes the list, unless --save-temps keeps it; a link that failed
-  // before writing it leaves it empty.
-  scope_exit RemoveJobList([&] {
+    // lld removes the list, unless --save-temps keeps it; a link that
+    // failed before writing it leaves it empty.
     uint64_t Size = 0;
-    if (!JobList.empty() && (!Opts.KeepsShards ||
-                             (!sys::fs::file_size(JobList, Size) && Size == 0)))
+    if (!JobList.empty() &&
+        (!KeepsJobList || (!sys::fs::file_size(JobList, Size) && Size == 0)))
       ulto::removeOwnFile(JobList);
-  });
+  }
+};
 
-  // The link itself: lld's ELF driver, in this process.
-  SmallVector<const char *, 256> LLDArgs = {Argv[0]};
+// lld's arguments: \p Args, then the mode --lto-if-unified= chose and, for a
+// distributed link, \p DistArgs in place (empty after reporting errors).
+bool lldArguments(const char *Argv0, ArrayRef<const char *> Args,
+                  const Options &Opts, ArrayRef<std::string> DistOptions,
+                  const ulto::EarlyDistributor *Early, StringSaver &Saver,
+                  SmallVectorImpl<const char *> &LLDArgs) {
+  LLDArgs.assign({Argv0});
   const size_t FirstLinkArg = LLDArgs.size();
   LLDArgs.append(Args.begin(), Args.end());
-  std::string IfUnifiedMode;
-  if (Opts.IfUnified) {
-    IfUnifiedMode = ("--lto=" + ulto::toString(*Opts.IfUnified)).str();
-    LLDArgs.push_back(IfUnifiedMode.c_str());
-  }
-  std::vector<std::string> DistArgs;
-  if (Distributed) {
-    DistArgs = distributedLinkArgs(Argv[0], Opts, DistOptions, Early.get());
-    if (DistArgs.empty())
-      return false;
-    // --lto=thin replaces --lto=distributed where it stood; the distributor
-    // and its first arguments (--attach=FD for ulto-dist-attach, then
-    // "dist") come before the user's --thinlto-distributor-arg= (an @file
-    // of ulto dist options).
-    LLDArgs[FirstLinkArg + *Opts.LTOModeIndex] = DistArgs[0].c_str();
-    for (const std::string &Arg :
-         llvm::reverse(ArrayRef(DistArgs).drop_front()))
-      LLDArgs.insert(LLDArgs.begin() + FirstLinkArg, Arg.c_str());
-  }
-  if (describesItself(Args))
-    return runDescribingItself(LLDArgs, Stdout, Stderr, DisableOutput);
+  if (Opts.IfUnified)
+    LLDArgs.push_back(
+        Saver.save("--lto=" + ulto::toString(*Opts.IfUnified)).data());
+  if (Opts.Mode != ulto::LTOMode::Distributed)
+    return true;
+  std::vector<std::string> DistArgs =
+      distributedLinkArgs(Argv0, Opts, DistOptions, Early);
+  if (DistArgs.empty())
+    return false;
+  // --lto=thin replaces --lto=distributed where it stood; the distributor
+  // and its first arguments (--attach=FD for ulto-dist-attach, then "dist")
+  // come before the user's --thinlto-distributor-arg= (an @file of ulto
+  // dist options).
+  LLDArgs[FirstLinkArg + *Opts.LTOModeIndex] = Saver.save(DistArgs[0]).data();
+  for (const std::string &Arg : llvm::reverse(ArrayRef(DistArgs).drop_front()))
+    LLDArgs.insert(LLDArgs.begin() + FirstLinkArg, Saver.save(Arg).data());
+  return true;
+}
+
+// lld's ELF driver, in this process; the early distributor hears how the
+// checks and the link went.
+bool runLLD(ArrayRef<const char *> LLDArgs, const Options &Opts,
+            ulto::EarlyDistributor *Early,
+            std::optional<BackgroundIDCheck> &IDs, raw_ostream &Stdout,
+            raw_ostream &Stderr, bool ExitEarly, bool DisableOutput) {
   // Checked already, unless in the background: the distributor may run.
   if (Early && !IDs)
     Early->reportChecks(true);
@@ -738,6 +731,51 @@ bool linkELF(ArrayRef<const char *> Argv, raw_ostream &Stdout,
   if (Linked)
     removeOutput(Opts);
   return false;
+}
+
+// An ELF link, as lld's dispatcher hands it over (Argv[0], then the link's
+// arguments): ulto's checks, then lld's ELF driver in this process.
+bool linkELF(ArrayRef<const char *> Argv, raw_ostream &Stdout,
+             raw_ostream &Stderr, bool ExitEarly, bool DisableOutput) {
+  // Before ld.ulto opens anything: make's jobserver only if it is one. Its
+  // only user is a distributed link's ulto dist.
+  ulto::JobserverCheck Jobserver = ulto::vetInheritedJobserver();
+  BumpPtrAllocator Alloc;
+  SmallVector<const char *, 256> Args;
+  std::vector<std::string> DistOptions;
+  std::optional<Options> Opts = readLink(Argv, Alloc, Args, DistOptions);
+  if (!Opts)
+    return false;
+  bool Distributed = Opts->Mode == ulto::LTOMode::Distributed;
+  if (Distributed && Jobserver.Kind == ulto::JobserverCheck::Unusable)
+    ulto::writeMessage(Stderr, "ld.ulto", ulto::MessageKind::Note,
+                       ulto::JobserverUnavailableNote);
+  // ulto dist loads while lld reads the inputs (AttachedCommand.h).
+  std::unique_ptr<ulto::EarlyDistributor> Early;
+  if (Distributed && !Opts->HasDistributor)
+    Early = ulto::EarlyDistributor::start(
+        nextToLinker(Argv[0], "ulto"),
+        nextToLinker(Argv[0], "ulto-dist-attach"),
+        ulto::installedLibrary(linkerExecutable(Argv[0]), "libUltoDist.so"),
+        workerOptions(DistOptions));
+  std::optional<BackgroundIDCheck> IDs;
+  if (!checkLink(*Opts, Early.get(), IDs, Stderr))
+    return false;
+
+  DistributedLinkFiles Files;
+  Files.KeepsJobList = Opts->KeepsShards;
+  StringSaver Saver(Alloc);
+  if (Distributed && (!useSafeNames(*Opts, Args, Saver, Files.SafeNames) ||
+                      (Files.JobList = claimJobList(*Opts)).empty()))
+    return false;
+  SmallVector<const char *, 256> LLDArgs;
+  if (!lldArguments(Argv[0], Args, *Opts, DistOptions, Early.get(), Saver,
+                    LLDArgs))
+    return false;
+  if (describesItself(Args))
+    return runDescribingItself(LLDArgs, Stdout, Stderr, DisableOutput);
+  return runLLD(LLDArgs, *Opts, Early.get(), IDs, Stdout, Stderr, ExitEarly,
+                DisableOutput);
 }
 
 // Ends the process after a link as ld.lld-22 does (lld::exitLld): lld's

@@ -22,7 +22,9 @@ using namespace ulto;
 namespace {
 
 #define ULTO_OPTIONS_INC "CacheOpts.inc"
-#include "CommandOptTable.def"
+#include "ulto/Support/OptionIDs.def"
+
+#include "ulto/Support/CommandOptTable.def"
 
 constexpr StringLiteral ToolName = "ulto cache";
 

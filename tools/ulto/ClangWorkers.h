@@ -13,10 +13,10 @@
 #ifndef ULTO_TOOLS_ULTO_CLANGWORKERS_H
 #define ULTO_TOOLS_ULTO_CLANGWORKERS_H
 
+#include "ulto/DistDriver/DistDriver.h"
 #include "ulto/LocalExecution/ForkServer.h"
 
 #include "llvm/ADT/StringRef.h"
-#include "llvm/Support/Error.h"
 
 namespace ulto {
 
@@ -25,12 +25,6 @@ namespace ulto {
 /// the targets, once for all workers.
 ForkServer::MainFn clangWorkers(llvm::StringRef Clang,
                                 ForkServer::Options &Workers);
-
-using ClangWorkersFn = ForkServer::MainFn (*)(llvm::StringRef,
-                                              ForkServer::Options &);
-
-/// clangWorkers, from libUltoClangWorkers.so when this is libUltoDist.so.
-llvm::Expected<ClangWorkersFn> loadClangWorkers();
 
 } // namespace ulto
 

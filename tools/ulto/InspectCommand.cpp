@@ -30,7 +30,9 @@ using namespace ulto;
 namespace {
 
 #define ULTO_OPTIONS_INC "InspectOpts.inc"
-#include "CommandOptTable.def"
+#include "ulto/Support/OptionIDs.def"
+
+#include "ulto/Support/CommandOptTable.def"
 
 constexpr StringLiteral ToolName = "ulto inspect";
 

@@ -26,7 +26,9 @@ using namespace ulto;
 namespace {
 
 #define ULTO_OPTIONS_INC "SdkOpts.inc"
-#include "CommandOptTable.def"
+#include "ulto/Support/OptionIDs.def"
+
+#include "ulto/Support/CommandOptTable.def"
 
 constexpr StringLiteral ToolName = "ulto sdk check";
 

@@ -8,7 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ulto/Link/EarlyDistributor.h"
-#include "ulto/Distributor/AttachedCommand.h"
+#include "ulto/DistProtocol/AttachedCommand.h"
 
 #include "Common/Files.h"
 #include "llvm/Support/FileSystem.h"

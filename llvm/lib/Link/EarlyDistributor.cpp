@@ -1,7 +1,7 @@
 //===- EarlyDistributor.cpp - ulto dist, started as the link begins -------===//
 
 #include "ulto/Link/EarlyDistributor.h"
-#include "ulto/Distributor/AttachedCommand.h"
+#include "ulto/DistProtocol/AttachedCommand.h"
 #include "ulto/Support/Message.h"
 
 #include "llvm/ADT/StringExtras.h"

@@ -38,6 +38,11 @@ std::string withoutControls(llvm::StringRef Text);
 /// returns 1, the exit code of a command line that cannot run.
 int reportErrors(llvm::StringRef Tool, llvm::Error Errors);
 
+/// Adds \p E to \p Errors.
+inline void addError(llvm::Error &Errors, llvm::Error E) {
+  Errors = llvm::joinErrors(std::move(Errors), std::move(E));
+}
+
 } // namespace ulto
 
 #endif // ULTO_SUPPORT_MESSAGE_H

@@ -1,6 +1,11 @@
 // Options of `ulto dist`.
 include "llvm/Option/OptParser.td"
 
+// The options that choose a link's workers: ulto dist needs them as it
+// starts, before its command (AttachedCommand.h), so they are the only ones
+// it takes after --await-command=.
+def grp_workers : OptionGroup<"workers">;
+
 def help : Flag<["--", "-"], "help">, HelpText<"Display this help">;
 def : Flag<["-"], "h">, Alias<help>, HelpText<"Alias for --help">;
 def version : Flag<["--"], "version">, HelpText<"Display the version of ulto">;
@@ -40,25 +45,25 @@ def spawn : Flag<["--"], "spawn">,
             HelpText<"Start every job as a new compiler process, even for "
                      "clang-22 (whose jobs otherwise run as forks of a "
                      "server with libclang-cpp loaded)">;
-def jobs_per_process : Joined<["--"], "jobs-per-process=">,
+def jobs_per_process : Joined<["--"], "jobs-per-process=">, Group<grp_workers>,
                        MetaVarName<"<n>">,
                        HelpText<"Backend jobs one compiler process runs, one "
                                 "after another, before a new one takes over "
                                 "(default 256; 1: a new process per job)">;
-def service : Flag<["--"], "service">,
+def service : Flag<["--"], "service">, Group<grp_workers>,
               HelpText<"Run the local jobs in the user's worker service, "
                        "whose workers stay warm from one link to the next; "
                        "a link that finds none starts it for the next ones "
                        "(the default; this form also warns when it cannot)">;
-def no_service : Flag<["--"], "no-service">,
+def no_service : Flag<["--"], "no-service">, Group<grp_workers>,
                  HelpText<"Run the local jobs in workers of this link's "
                           "own, and start no worker service">;
-def service_idle_limit : Joined<["--"], "service-idle-limit=">,
+def service_idle_limit : Joined<["--"], "service-idle-limit=">, Group<grp_workers>,
                          MetaVarName<"<seconds>">,
                          HelpText<"A worker service that this link starts "
                                   "ends after this long without a link "
                                   "(default 300)">;
-def service_limit : Joined<["--"], "service-limit=">, MetaVarName<"<n>">,
+def service_limit : Joined<["--"], "service-limit=">, Group<grp_workers>, MetaVarName<"<n>">,
                     HelpText<"Start no worker service when <n> of this "
                              "user's run already (default 8; 0: no limit)">;
 def serve_workers : Joined<["--"], "serve-workers=">, MetaVarName<"<name>">,

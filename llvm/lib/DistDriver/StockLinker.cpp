@@ -10,10 +10,12 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Commands.h"
+#include "StockLinker.h"
+
 #include "ulto/Link/BackendOptions.h"
 #include "ulto/Link/LTOPlan.h"
 #include "ulto/Support/Message.h"
+#include "ulto/Support/Version.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Option/ArgList.h"
@@ -31,7 +33,9 @@ using namespace llvm;
 namespace ulto {
 namespace {
 #define ULTO_OPTIONS_INC "LinkerOpts.inc"
-#include "CommandOptTable.def"
+#include "ulto/Support/OptionIDs.def"
+
+#include "ulto/Support/CommandOptTable.def"
 } // namespace
 
 // The command line of process \p Pid, response files expanded relative to

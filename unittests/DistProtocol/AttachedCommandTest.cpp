@@ -1,6 +1,6 @@
 //===- AttachedCommandTest.cpp - ulto dist started ahead of its link ------===//
 
-#include "ulto/Distributor/AttachedCommand.h"
+#include "ulto/DistProtocol/AttachedCommand.h"
 
 #include "Common/ErrorText.h"
 #include "gtest/gtest.h"
@@ -63,18 +63,6 @@ TEST(AttachedCommandTest, TheExitStatusIsOneByte) {
   ASSERT_EQ(read(E.FD[0], Status, sizeof(Status)), 2);
   EXPECT_EQ(Status[0], 1);
   EXPECT_EQ(Status[1], 0);
-}
-
-TEST(AttachedCommandTest, WorkerOptionsAreKnownAsTyped) {
-  for (StringRef Option :
-       {"--service", "--no-service", "--service-idle-limit=20",
-        "--service-limit=0", "--jobs-per-process=1"})
-    EXPECT_TRUE(isWorkerOption(Option)) << Option.str();
-  // A flag takes no value; other options, and their prefixes, are not the
-  // workers'.
-  for (StringRef Option :
-       {"--service=1", "--service-limit", "--jobs=2", "--no-cache", "x"})
-    EXPECT_FALSE(isWorkerOption(Option)) << Option.str();
 }
 
 } // namespace

@@ -25,8 +25,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef ULTO_DISTRIBUTOR_ATTACHEDCOMMAND_H
-#define ULTO_DISTRIBUTOR_ATTACHEDCOMMAND_H
+#ifndef ULTO_DISTPROTOCOL_ATTACHEDCOMMAND_H
+#define ULTO_DISTPROTOCOL_ATTACHEDCOMMAND_H
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringRef.h"
@@ -46,22 +46,6 @@ inline constexpr llvm::StringLiteral AwaitChecksOption = "--await-checks=";
 inline constexpr char ChecksPassed = 'y';
 inline constexpr char ChecksRefused = 'n';
 
-/// The options of ulto dist that choose its workers: an early-started ulto
-/// dist needs them before its command, so they are the only options it
-/// takes after AwaitCommandOption. A joined option ends in '='.
-inline constexpr llvm::StringLiteral WorkerOptions[] = {
-    "--service", "--no-service",
-    "--service-idle-limit=", "--service-limit=", "--jobs-per-process="};
-
-/// Whether \p Option, as typed ("--service-limit=3"), is one of
-/// WorkerOptions.
-inline bool isWorkerOption(llvm::StringRef Option) {
-  return llvm::any_of(WorkerOptions, [&](llvm::StringRef Worker) {
-    return Worker.ends_with("=") ? Option.starts_with(Worker)
-                                 : Option == Worker;
-  });
-}
-
 /// Waits for the verdict on \p FD: true if the checks passed.
 llvm::Expected<bool> readChecksVerdict(int FD);
 
@@ -75,4 +59,4 @@ llvm::Error replyExitStatus(int FD, int Code);
 
 } // namespace ulto
 
-#endif // ULTO_DISTRIBUTOR_ATTACHEDCOMMAND_H
+#endif // ULTO_DISTPROTOCOL_ATTACHEDCOMMAND_H

@@ -1,6 +1,6 @@
 //===- AttachedCommand.cpp - ulto dist started ahead of its link ----------===//
 
-#include "ulto/Distributor/AttachedCommand.h"
+#include "ulto/DistProtocol/AttachedCommand.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
