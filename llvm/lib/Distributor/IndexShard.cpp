@@ -222,7 +222,6 @@ private:
     bool Summary = BlockID == bitc::GLOBALVAL_SUMMARY_BLOCK_ID;
     bool Wrote = false;
     unsigned NextAbbrev = bitc::FIRST_APPLICATION_ABBREV;
-    SmallVector<uint64_t, 64> Values;
     while (true) {
       Expected<BitstreamEntry> Entry =
           In.advance(BitstreamCursor::AF_DontAutoprocessAbbrevs);
@@ -251,41 +250,51 @@ private:
         continue;
       }
 
-      Values.clear();
-      StringRef Blob;
-      Expected<unsigned> Code = In.readRecord(Entry->ID, Values, &Blob);
-      if (!Code)
-        return Code.takeError();
-      if (Summary &&
-          (*Code == bitc::FS_CFI_FUNCTION_DEFS ||
-           *Code == bitc::FS_CFI_FUNCTION_DECLS || *Code == bitc::FS_TYPE_ID)) {
-        if (!Wrote)
-          writeWholeLinkRecords(Out);
-        Wrote = true;
-        continue;
-      }
-      if (BlockID == bitc::STRTAB_BLOCK_ID && *Code == bitc::STRTAB_BLOB)
-        Blob = Strtab;
-      if (Entry->ID == bitc::UNABBREV_RECORD) {
-        Out.EmitRecord(*Code, Values);
-        continue;
-      }
-      Expected<const BitCodeAbbrev *> Abbrev = In.getAbbrev(Entry->ID);
-      if (!Abbrev)
-        return Abbrev.takeError();
-      bool HasBlob = false;
-      for (unsigned I = 0, E = (*Abbrev)->getNumOperandInfos(); I != E; ++I)
-        HasBlob |=
-            (*Abbrev)->getOperandInfo(I).isEncoding() &&
-            (*Abbrev)->getOperandInfo(I).getEncoding() == BitCodeAbbrevOp::Blob;
-      if (HasBlob) {
-        // With a blob, the code goes first among the values.
-        Values.insert(Values.begin(), *Code);
-        Out.EmitRecordWithBlob(Entry->ID, Values, Blob);
-      } else {
-        Out.EmitRecord(*Code, Values, Entry->ID);
-      }
+      if (Error E = copyRecord(In, Out, BlockID, Entry->ID, Wrote))
+        return E;
     }
+  }
+
+  // Copies the record \p AbbrevID that \p In is at, encoded as before; in
+  // the summary block, the whole link's records replace lld's (written
+  // once, \p Wrote), and the string table gets their names.
+  Error copyRecord(BitstreamCursor &In, BitstreamWriter &Out, unsigned BlockID,
+                   unsigned AbbrevID, bool &Wrote) {
+    SmallVector<uint64_t, 64> Values;
+    StringRef Blob;
+    Expected<unsigned> Code = In.readRecord(AbbrevID, Values, &Blob);
+    if (!Code)
+      return Code.takeError();
+    if (BlockID == bitc::GLOBALVAL_SUMMARY_BLOCK_ID &&
+        (*Code == bitc::FS_CFI_FUNCTION_DEFS ||
+         *Code == bitc::FS_CFI_FUNCTION_DECLS || *Code == bitc::FS_TYPE_ID)) {
+      if (!Wrote)
+        writeWholeLinkRecords(Out);
+      Wrote = true;
+      return Error::success();
+    }
+    if (BlockID == bitc::STRTAB_BLOCK_ID && *Code == bitc::STRTAB_BLOB)
+      Blob = Strtab;
+    if (AbbrevID == bitc::UNABBREV_RECORD) {
+      Out.EmitRecord(*Code, Values);
+      return Error::success();
+    }
+    Expected<const BitCodeAbbrev *> Abbrev = In.getAbbrev(AbbrevID);
+    if (!Abbrev)
+      return Abbrev.takeError();
+    bool HasBlob = false;
+    for (unsigned I = 0, E = (*Abbrev)->getNumOperandInfos(); I != E; ++I)
+      HasBlob |=
+          (*Abbrev)->getOperandInfo(I).isEncoding() &&
+          (*Abbrev)->getOperandInfo(I).getEncoding() == BitCodeAbbrevOp::Blob;
+    if (HasBlob) {
+      // With a blob, the code goes first among the values.
+      Values.insert(Values.begin(), *Code);
+      Out.EmitRecordWithBlob(AbbrevID, Values, Blob);
+    } else {
+      Out.EmitRecord(*Code, Values, AbbrevID);
+    }
+    return Error::success();
   }
 
   std::string Strtab;
