@@ -217,6 +217,17 @@ TEST(ForkServerTest, AWorkerRetiresAtItsMemoryLimit) {
   EXPECT_NE(P[1], P[0]);
 }
 
+// Resident pages of process \p Pid, or -1.
+long residentPages(const std::string &Pid) {
+  ErrorOr<std::unique_ptr<MemoryBuffer>> Statm =
+      MemoryBuffer::getFileAsStream("/proc/" + Pid + "/statm");
+  long Pages = -1;
+  if (Statm)
+    (*Statm)->getBuffer().split(' ').second.split(' ').first.getAsInteger(
+        10, Pages);
+  return Pages;
+}
+
 // A stand-in compiler with a heap to match a backend's: 16 MiB in blocks of
 // 1 MiB, written and freed. Prints the page faults that took.
 int allocatesAndPrintsFaults(ArrayRef<const char *>) {
@@ -230,9 +241,22 @@ int allocatesAndPrintsFaults(ArrayRef<const char *>) {
   for (char *Block : Blocks)
     std::free(Block);
   getrusage(RUSAGE_SELF, &After);
-  outs() << (After.ru_minflt - Before.ru_minflt) << "\n";
+  // Then the pages it keeps resident as it ends.
+  outs() << (After.ru_minflt - Before.ru_minflt) << " "
+         << residentPages(std::to_string(getpid())) << "\n";
   return 0;
 }
+
+// The page faults of the next job of \p Server's worker, and the pages it
+// left resident.
+std::pair<long, long> nextJob(ForkServer &Server) {
+  long Faults = -1, Resident = -1;
+  auto [F, R] = StringRef(run(Server, {"cc"}).Output).trim().split(' ');
+  F.getAsInteger(10, Faults);
+  R.getAsInteger(10, Resident);
+  return {Faults, Resident};
+}
+long nextJobFaults(ForkServer &Server) { return nextJob(Server).first; }
 
 // The memory a job freed serves the next job of its worker: it faults in
 // 16 MiB (4096 pages) once, not for every job.
@@ -241,11 +265,8 @@ TEST(ForkServerTest, AWorkerKeepsItsHeapForItsNextJob) {
       ForkServer::start(allocatesAndPrintsFaults);
   ASSERT_EQ(errorText(Server), "");
   std::vector<long> Faults;
-  for (int I = 0; I != 3; ++I) {
-    long N = -1;
-    StringRef(run(**Server, {"cc"}).Output).trim().getAsInteger(10, N);
-    Faults.push_back(N);
-  }
+  for (int I = 0; I != 3; ++I)
+    Faults.push_back(nextJobFaults(**Server));
   EXPECT_GE(Faults[0], 4096);
   // Without it, each job faults in its 4096 pages again.
   EXPECT_LT(Faults[1], 1024);
@@ -253,25 +274,40 @@ TEST(ForkServerTest, AWorkerKeepsItsHeapForItsNextJob) {
 }
 
 // An idle worker keeps the memory for its next job for
-// Opts.KeepMemoryWhileIdle, then gives it back: a service's workers wait
-// between links.
-TEST(ForkServerTest, AnIdleWorkerGivesBackTheMemoryItKept) {
+// Opts.KeepMemoryWhileIdle: a service's workers wait between links.
+TEST(ForkServerTest, AnIdleWorkerKeepsTheMemoryForAWhile) {
   ForkServer::Options Opts;
-  Opts.KeepMemoryWhileIdle = std::chrono::milliseconds(1000);
+  Opts.KeepMemoryWhileIdle = std::chrono::hours(1);
   Expected<std::unique_ptr<ForkServer>> Server =
       ForkServer::start(allocatesAndPrintsFaults, Opts);
   ASSERT_EQ(errorText(Server), "");
-  auto Faults = [&] {
-    long N = -1;
-    StringRef(run(**Server, {"cc"}).Output).trim().getAsInteger(10, N);
-    return N;
-  };
-  EXPECT_GE(Faults(), 4096);
-  EXPECT_LT(Faults(), 1024);
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  EXPECT_LT(Faults(), 1024);
-  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
-  EXPECT_GE(Faults(), 3072);
+  EXPECT_GE(nextJobFaults(**Server), 4096);
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_LT(nextJobFaults(**Server), 1024);
+}
+
+std::vector<std::string> childrenOf(pid_t Parent);
+
+// Then it gives it back: waited for until the worker's resident set shrinks
+// (no time window), after which its next job faults its heap in again.
+TEST(ForkServerTest, AnIdleWorkerThenGivesTheMemoryBack) {
+  ForkServer::Options Opts;
+  Opts.KeepMemoryWhileIdle = std::chrono::milliseconds(1);
+  Expected<std::unique_ptr<ForkServer>> Server =
+      ForkServer::start(allocatesAndPrintsFaults, Opts);
+  ASSERT_EQ(errorText(Server), "");
+  auto [Faults, Resident] = nextJob(**Server);
+  EXPECT_GE(Faults, 4096);
+  std::vector<std::string> Workers = childrenOf((*Server)->process());
+  ASSERT_EQ(Workers.size(), 1u);
+  // The 16 MiB it freed, 4096 pages, go back.
+  auto Deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (residentPages(Workers[0]) + 3072 > Resident &&
+         std::chrono::steady_clock::now() < Deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_LT(std::chrono::steady_clock::now(), Deadline)
+      << "the worker kept its memory";
+  EXPECT_GE(nextJobFaults(**Server), 3072);
 }
 
 // The processes whose parent is \p Parent.

@@ -9,6 +9,7 @@
 #include "ulto/LocalExecution/SlotPool.h"
 
 #include "Common/ErrorText.h"
+#include "Common/Gate.h"
 #include "Common/LockHolder.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Testing/Support/SupportHelpers.h"
@@ -73,8 +74,11 @@ TEST(SlotPoolTest, ThreadsShareTheLimit) {
   std::unique_ptr<SlotPool> Other = openPool(Dir.path(), 1);
   std::unique_ptr<SlotPool> Pool = openPool(Dir.path(), 2);
   ASSERT_TRUE(Other && Pool);
-  auto MaxRunning = [&] {
+  // The most threads that held a slot at once; the first \p Limit wait for
+  // each other (a Gate: so that many did hold one at once), none sleeps.
+  auto MaxRunning = [&](unsigned Limit) {
     std::atomic<unsigned> Running{0}, Max{0};
+    test::Gate AllAtOnce(Limit);
     std::vector<std::thread> Threads;
     for (int I = 0; I < 4; ++I)
       Threads.emplace_back([&] {
@@ -83,16 +87,17 @@ TEST(SlotPoolTest, ThreadsShareTheLimit) {
         unsigned Seen = Max.load();
         while (Now > Seen && !Max.compare_exchange_weak(Seen, Now))
           ;
-        std::this_thread::sleep_for(20ms);
+        AllAtOnce.pass();
         --Running;
       });
     for (std::thread &T : Threads)
       T.join();
+    EXPECT_TRUE(AllAtOnce.opened()) << Limit << " never held slots at once";
     return Max.load();
   };
-  EXPECT_EQ(MaxRunning(), 2u);
+  EXPECT_LE(MaxRunning(2), 2u);
   SlotPool::Slot Taken = Other->acquire();
-  EXPECT_EQ(MaxRunning(), 1u);
+  EXPECT_LE(MaxRunning(1), 1u);
 }
 
 TEST(SlotPoolTest, SlotsOfAKilledProcessComeBack) {
