@@ -45,19 +45,9 @@ public:
     }
     return Play(Job);
   }
-  std::optional<ExecutionResult> runLocally(const ExecutionResult &,
-                                            const JobList &List,
-                                            const BackendJob &Job) override {
-    if (!Local)
-      return std::nullopt;
-    ++RanLocally;
-    return Local(Job);
-  }
 
   std::function<ExecutionResult(const BackendJob &)> Play;
-  std::function<ExecutionResult(const BackendJob &)> Local;
   std::vector<std::string> Ran;
-  unsigned RanLocally = 0;
   std::mutex Mutex;
 };
 
@@ -394,29 +384,9 @@ TEST_F(DistributorTest, AWaitPastTheLimitRunsTheJobHere) {
                 .str());
 }
 
-TEST_F(DistributorTest, RemoteObjectIsCheckedAndRunsLocallyWhenBad) {
-  Exec.Play = [](const BackendJob &) {
-    ExecutionResult R;
-    R.Remote = true;
-    R.Object = "garbage from the farm";
-    return R;
-  };
-  Exec.Local = writesObject;
-  DistSummary Summary = run();
-  EXPECT_EQ(Summary.Failed, 0u);
-  EXPECT_EQ(Exec.RanLocally, 2u);
-  ASSERT_EQ(Status.Warnings.size(), 2u);
-  EXPECT_NE(Status.Warnings[0].find("' ran locally: the remote's object is "
-                                    "not an object file"),
-            std::string::npos)
-      << Status.Warnings[0];
-  // The local objects, not the farm's, are linked and cached.
-  for (const BackendJob &Job : List.Jobs)
-    EXPECT_EQ(readFile(Job.output()), Object);
-  EXPECT_EQ(run().CacheHits, 2u);
-
-  // A good object from the farm is written where the linker expects it.
-  Cache = nullptr;
+// An object the executor hands over (a farm's) is written where the linker
+// expects it.
+TEST_F(DistributorTest, AnExecutorsObjectIsWrittenForTheLinker) {
   Opts.Cache = nullptr;
   Exec.Play = [](const BackendJob &) {
     ExecutionResult R;
@@ -424,11 +394,36 @@ TEST_F(DistributorTest, RemoteObjectIsCheckedAndRunsLocallyWhenBad) {
     R.Object = Object;
     return R;
   };
-  Exec.RanLocally = 0;
   EXPECT_EQ(run().Failed, 0u);
-  EXPECT_EQ(Exec.RanLocally, 0u);
   for (const BackendJob &Job : List.Jobs)
     EXPECT_EQ(readFile(Job.output()), Object);
+}
+
+// A job the executor ran elsewhere than asked says why, once.
+TEST_F(DistributorTest, AFallbackIsSaid) {
+  Exec.Play = [](const BackendJob &Job) {
+    ExecutionResult R = writesObject(Job);
+    R.Fallback = FallbackKind::JobUnfit;
+    R.FallbackReason = "the remote's object is not an object file";
+    return R;
+  };
+  EXPECT_EQ(run().Failed, 0u);
+  ASSERT_EQ(Status.Warnings.size(), 2u);
+  EXPECT_NE(Status.Warnings[0].find("' ran locally: the remote's object is "
+                                    "not an object file"),
+            std::string::npos)
+      << Status.Warnings[0];
+}
+
+// A job the link's interrupt stopped is not reported (the interrupt says so,
+// once) but counts as failed: no link may take its output.
+TEST_F(DistributorTest, AnInterruptedJobIsNotReported) {
+  Exec.Play = [](const BackendJob &) {
+    return ExecutionResult::ended(ExitKind::Interrupted, "");
+  };
+  DistSummary Summary = run();
+  EXPECT_EQ(Summary.Failed, 2u);
+  EXPECT_TRUE(Status.Failures.empty());
 }
 
 TEST_F(DistributorTest, RemoteObjectWithoutFallbackFails) {

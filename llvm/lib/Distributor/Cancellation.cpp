@@ -370,7 +370,7 @@ bool terminateWhenParentDies(pid_t Parent) {
 }
 
 //===----------------------------------------------------------------------===//
-// Cancellation, JobProcess, ObjectWrite
+// Cancellation, JobProcess, WriteGuard
 //===----------------------------------------------------------------------===//
 
 Cancellation::Cancellation(StringRef ToolName) : Tool(ToolName) {
@@ -453,24 +453,27 @@ JobProcess::~JobProcess() {
   Processes[Slot].store(FreeSlot);
 }
 
-void awaitLinkInterrupt(int Signal) {
+bool linkInterrupted() { return Stopping.load(); }
+
+bool endedByLinkInterrupt(int Signal) {
   if ((Signal != SIGINT && Signal != SIGTERM && Signal != SIGHUP) ||
       !Link.load())
-    return;
+    return false;
   for (int Waited = 0; Waited < 1000; Waited += 5) {
-    // The interrupt function ends the process.
     if (Stopping.load())
-      for (;;)
-        pause();
+      return true;
     sleepMilliseconds(5);
   }
+  return Stopping.load();
 }
 
-ServedJobs::ServedJobs(int Socket) { ServiceSocket.store(Socket); }
+WorkerServiceConnection::WorkerServiceConnection(int Socket) {
+  ServiceSocket.store(Socket);
+}
 
-ServedJobs::~ServedJobs() { ServiceSocket.store(-1); }
+WorkerServiceConnection::~WorkerServiceConnection() { ServiceSocket.store(-1); }
 
-ObjectWrite::ObjectWrite() {
+WriteGuard::WriteGuard() {
   Writers.fetch_add(1);
   // An interrupt that began before the count went up does not wait for us.
   Allowed = !Stopping.load();
@@ -479,7 +482,7 @@ ObjectWrite::ObjectWrite() {
     Writers.fetch_sub(1);
 }
 
-ObjectWrite::~ObjectWrite() {
+WriteGuard::~WriteGuard() {
   if (!Allowed)
     return;
   WritingHere = false;

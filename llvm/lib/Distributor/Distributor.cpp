@@ -49,11 +49,11 @@ std::string DistSummary::format(StringRef ExecutorName,
 
 namespace {
 
-// One distributed link's run: the shared state of the jobs.
-class Run {
+// The backend jobs of one distributed link, and their shared state.
+class LinkBackends {
 public:
-  Run(const JobList &List, Executor &Exec, const DistOptions &Opts,
-      StatusSink &Status)
+  LinkBackends(const JobList &List, Executor &Exec, const DistOptions &Opts,
+               StatusSink &Status)
       : List(List), Exec(Exec), Opts(Opts), Status(Status), Cache(Opts.Cache),
         Keys(List.Jobs.size()), CompletedShards(List.Jobs.size()),
         Targets(List.Jobs.size()), Before(List.Jobs.size()),
@@ -80,9 +80,13 @@ private:
   void store(StringRef Key, StringRef Object);
   Source executeJob(size_t I);
   bool checkInputs(const BackendJob &Job);
-  /// Runs the job on the executor and checks its object; false after
-  /// reporting why it has none fit to link.
+  /// Runs the job on the executor, checks its object and stores it; false
+  /// after reporting why it has none fit to link.
   bool execute(size_t I);
+  bool prepare(size_t I);
+  std::unique_ptr<MemoryBuffer> checkedObject(size_t I,
+                                              const ExecutionResult &Result);
+  void reportFailure(size_t I, const ExecutionResult &Result);
   /// Whether job \p I's output is a file this run wrote (not one that was
   /// there before, which is never removed).
   bool wroteOutput(size_t I);
@@ -128,14 +132,14 @@ private:
 
 } // namespace
 
-void Run::warn(const Twine &Message) {
+void LinkBackends::warn(const Twine &Message) {
   std::string Text = Message.str();
   std::lock_guard<std::mutex> Lock(Mutex);
   Status.warning(Text);
 }
 
-void Run::fail(const BackendJob &Job, const Twine &What, StringRef Output,
-               bool WithCommand) {
+void LinkBackends::fail(const BackendJob &Job, const Twine &What,
+                        StringRef Output, bool WithCommand) {
   std::vector<std::string> Command;
   if (WithCommand)
     Command = List.command(Job);
@@ -147,7 +151,7 @@ void Run::fail(const BackendJob &Job, const Twine &What, StringRef Output,
 
 // clang-22 reports a missing import by writing an empty object and exiting
 // 0; say what is missing instead.
-bool Run::checkInputs(const BackendJob &Job) {
+bool LinkBackends::checkInputs(const BackendJob &Job) {
   auto Check = [&](StringRef Path, StringRef Role) {
     if (sys::fs::exists(Path))
       return true;
@@ -166,9 +170,9 @@ bool Run::checkInputs(const BackendJob &Job) {
   return true;
 }
 
-bool Run::writeOutput(const BackendJob &Job, StringRef Object) {
+bool LinkBackends::writeOutput(const BackendJob &Job, StringRef Object) {
   // None once interrupted: the interrupt removes the objects (Cancellation.h).
-  ObjectWrite Writing;
+  WriteGuard Writing;
   if (!Writing)
     return false;
   Error E = writeAtomically(Job.output(), Object, OnSignal::CallerWaits);
@@ -180,7 +184,8 @@ bool Run::writeOutput(const BackendJob &Job, StringRef Object) {
 }
 
 // The words for a job that ran here instead of on the remote.
-void Run::reportFallback(const BackendJob &Job, const ExecutionResult &R) {
+void LinkBackends::reportFallback(const BackendJob &Job,
+                                  const ExecutionResult &R) {
   std::string Backend = ("ThinLTO backend for '" + Job.module() + "'").str();
   switch (R.Fallback) {
   case FallbackKind::None:
@@ -197,7 +202,7 @@ void Run::reportFallback(const BackendJob &Job, const ExecutionResult &R) {
   }
 }
 
-ExecutionResult Run::runExecutor(const BackendJob &Job) {
+ExecutionResult LinkBackends::runExecutor(const BackendJob &Job) {
   ExecutionResult Result;
   {
     TimeTraceScope Scope("execute", Job.module());
@@ -219,7 +224,7 @@ static std::optional<sys::fs::file_status> statusOf(StringRef Path) {
   return Status;
 }
 
-bool Run::wroteOutput(size_t I) {
+bool LinkBackends::wroteOutput(size_t I) {
   std::optional<sys::fs::file_status> Now = statusOf(List.Jobs[I].output());
   const std::optional<sys::fs::file_status> &Then = Before[I];
   return Now &&
@@ -228,12 +233,12 @@ bool Run::wroteOutput(size_t I) {
           Now->getSize() != Then->getSize());
 }
 
-void Run::removeOwnOutput(size_t I) {
+void LinkBackends::removeOwnOutput(size_t I) {
   if (wroteOutput(I))
     sys::fs::remove(List.Jobs[I].output());
 }
 
-void Run::completeShard(size_t I) {
+void LinkBackends::completeShard(size_t I) {
   const BackendJob &Job = List.Jobs[I];
   TimeTraceScope Scope("complete index shard", Job.module());
   Expected<std::optional<std::string>> Shard = Shards->complete(I);
@@ -244,11 +249,11 @@ void Run::completeShard(size_t I) {
     CompletedShards[I] = std::move(**Shard);
 }
 
-void Run::writeCompletedShard(size_t I) {
+void LinkBackends::writeCompletedShard(size_t I) {
   if (CompletedShards[I].empty())
     return;
   // Its temporary file is not left behind by an interrupt.
-  ObjectWrite Writing;
+  WriteGuard Writing;
   if (!Writing)
     return;
   Error E = Shards->write(I, CompletedShards[I]);
@@ -259,74 +264,78 @@ void Run::writeCompletedShard(size_t I) {
   warn(toString(std::move(E)));
 }
 
-bool Run::execute(size_t I) {
+// The job's object in memory: the executor's, else the one it wrote; null
+// after reporting that there is none, or that it is unfit to link.
+std::unique_ptr<MemoryBuffer>
+LinkBackends::checkedObject(size_t I, const ExecutionResult &Result) {
   const BackendJob &Job = List.Jobs[I];
-  const Triple &Target = Targets[I];
-  writeCompletedShard(I);
-  StringRef Key = Keys[I];
-  ExecutionResult Result = runExecutor(Job);
-  while (true) {
-    if (!Result.succeeded()) {
-      removeOwnOutput(I);
-      if (!Result.Reproducers.empty()) {
-        std::lock_guard<std::mutex> Lock(Mutex);
-        append_range(Reproducers, Result.Reproducers);
-        ++JobsWithReproducers;
-      }
-      fail(Job, describeExecution(Result), Result.Output);
-      return false;
-    }
-
-    TimeTraceScope Scope("check", Job.module());
-    std::unique_ptr<MemoryBuffer> Object;
-    if (Result.Object) {
-      Object = MemoryBuffer::getMemBuffer(*Result.Object, Job.output(),
-                                          /*RequiresNullTerminator=*/false);
-    } else {
-      // An object left by an earlier link is not this job's.
-      ErrorOr<std::unique_ptr<MemoryBuffer>> File =
-          wroteOutput(I)
-              ? MemoryBuffer::getFile(Job.output(), /*IsText=*/false,
-                                      /*RequiresNullTerminator=*/false)
-              : make_error_code(std::errc::no_such_file_or_directory);
-      if (!File) {
-        fail(Job,
-             "exited 0 but wrote no '" + Job.output() +
-                 "': " + File.getError().message(),
-             Result.Output);
-        return false;
-      }
-      Object = std::move(*File);
-    }
-
-    if (Error E = checkBackendObject(*Object, Target)) {
-      std::string Why = toString(std::move(E));
-      // A remote's bad object is not the end of the job: run it here.
-      if (Result.Remote)
-        if (std::optional<ExecutionResult> Local =
-                Exec.runLocally(Result, List, Job)) {
-          Local->Fallback = FallbackKind::JobUnfit;
-          Local->FallbackReason = "the remote's object " + Why;
-          reportFallback(Job, *Local);
-          Result = std::move(*Local);
-          continue;
-        }
-      removeOwnOutput(I);
+  TimeTraceScope Scope("check", Job.module());
+  std::unique_ptr<MemoryBuffer> Object;
+  if (Result.Object) {
+    Object = MemoryBuffer::getMemBuffer(*Result.Object, Job.output(),
+                                        /*RequiresNullTerminator=*/false);
+  } else {
+    // An object left by an earlier link is not this job's.
+    ErrorOr<std::unique_ptr<MemoryBuffer>> File =
+        wroteOutput(I) ? MemoryBuffer::getFile(Job.output(), /*IsText=*/false,
+                                               /*RequiresNullTerminator=*/false)
+                       : make_error_code(std::errc::no_such_file_or_directory);
+    if (!File) {
       fail(Job,
-           "exited 0" + std::string(Result.Remote ? " on the remote" : "") +
-               " but its output '" + Job.output() + "' " + Why,
+           "exited 0 but wrote no '" + Job.output() +
+               "': " + File.getError().message(),
            Result.Output);
-      return false;
+      return nullptr;
     }
-    if (Result.Object && !writeOutput(Job, *Result.Object))
-      return false;
-    if (!Key.empty())
-      store(Key, Object->getBuffer());
-    return true;
+    Object = std::move(*File);
   }
+  if (Error E = checkBackendObject(*Object, Targets[I])) {
+    removeOwnOutput(I);
+    fail(Job,
+         "exited 0" + std::string(Result.Remote ? " on the remote" : "") +
+             " but its output '" + Job.output() + "' " + toString(std::move(E)),
+         Result.Output);
+    return nullptr;
+  }
+  return Object;
 }
 
-Run::Lookup Run::lookup(size_t I) {
+void LinkBackends::reportFailure(size_t I, const ExecutionResult &Result) {
+  removeOwnOutput(I);
+  if (!Result.Reproducers.empty()) {
+    std::lock_guard<std::mutex> Lock(Mutex);
+    append_range(Reproducers, Result.Reproducers);
+    ++JobsWithReproducers;
+  }
+  fail(List.Jobs[I], describeExecution(Result), Result.Output);
+}
+
+// Execute, check, store.
+bool LinkBackends::execute(size_t I) {
+  const BackendJob &Job = List.Jobs[I];
+  writeCompletedShard(I);
+  ExecutionResult Result = runExecutor(Job);
+  // The link's interrupt says so, once, and removes the objects; the job
+  // still counts as failed, so that no link takes its output.
+  if (Result.Kind == ExitKind::Interrupted ||
+      (!Result.succeeded() && linkInterrupted())) {
+    std::lock_guard<std::mutex> Lock(Mutex);
+    ++Summary.Failed;
+    return false;
+  }
+  if (!Result.succeeded()) {
+    reportFailure(I, Result);
+    return false;
+  }
+  std::unique_ptr<MemoryBuffer> Object = checkedObject(I, Result);
+  if (!Object || (Result.Object && !writeOutput(Job, *Result.Object)))
+    return false;
+  if (!Keys[I].empty())
+    store(Keys[I], Object->getBuffer());
+  return true;
+}
+
+LinkBackends::Lookup LinkBackends::lookup(size_t I) {
   const BackendJob &Job = List.Jobs[I];
   TimeTraceScope Scope("cache lookup", Job.module());
   bool Damaged = false;
@@ -340,11 +349,11 @@ Run::Lookup Run::lookup(size_t I) {
   return writeOutput(Job, Object->getBuffer()) ? Lookup::Hit : Lookup::Failed;
 }
 
-void Run::store(StringRef Key, StringRef Object) {
+void LinkBackends::store(StringRef Key, StringRef Object) {
   if (CacheUnwritable)
     return;
   // An interrupt removes no temporary file of the cache's: it waits.
-  ObjectWrite Writing;
+  WriteGuard Writing;
   if (!Writing)
     return;
   Error E = Cache->store(Key, Object);
@@ -356,15 +365,17 @@ void Run::store(StringRef Key, StringRef Object) {
        "; this link stores no more");
 }
 
-Run::Source Run::executeJob(size_t I) {
+LinkBackends::Source LinkBackends::executeJob(size_t I) {
   return execute(I) ? Source::Executor : Source::None;
 }
 
-static Run::Source fromLookup(Run::Lookup L, Run::Source IfHit) {
-  return L == Run::Lookup::Hit ? IfHit : Run::Source::None;
+static LinkBackends::Source fromLookup(LinkBackends::Lookup L,
+                                       LinkBackends::Source IfHit) {
+  return L == LinkBackends::Lookup::Hit ? IfHit : LinkBackends::Source::None;
 }
 
-std::optional<Run::Source> Run::produceShared(size_t I, bool MayDefer) {
+std::optional<LinkBackends::Source> LinkBackends::produceShared(size_t I,
+                                                                bool MayDefer) {
   const BackendJob &Job = List.Jobs[I];
   const RunningJobs *Shared = Running;
   if (!Shared)
@@ -404,48 +415,57 @@ std::optional<Run::Source> Run::produceShared(size_t I, bool MayDefer) {
   return executeJob(I); // The claim is let go once the object is stored.
 }
 
-std::optional<Run::Source> Run::produce(size_t I, bool MayDefer) {
+// What a job needs before anything runs: its inputs checked, its shard
+// completed, its target, its cache key (none when it cannot have one);
+// false after reporting why it cannot run.
+bool LinkBackends::prepare(size_t I) {
   const BackendJob &Job = List.Jobs[I];
+  // An object left at the output by an earlier link is never taken for
+  // this run's, and is not this run's to remove.
+  Before[I] = statusOf(Job.output());
+  if (!checkInputs(Job))
+    return false;
+  if (Shards)
+    completeShard(I);
+  Expected<Triple> Target = readModuleTriple(Job.module());
+  if (!Target) {
+    fail(Job, "cannot run: " + toString(Target.takeError()), StringRef(),
+         /*WithCommand=*/false);
+    return false;
+  }
+  Targets[I] = *Target;
+  if (!Cache)
+    return true;
+  TimeTraceScope Scope("cache key", Job.module());
+  std::optional<StringRef> Shard;
+  if (!CompletedShards[I].empty())
+    Shard = CompletedShards[I];
+  Expected<std::string> K =
+      computeBackendKey(List, Job, CompilerIdentity, Digests, Shard);
+  if (K)
+    Keys[I] = std::move(*K);
+  else
+    warn("not caching the backend for '" + Job.module() +
+         "': " + toString(K.takeError()));
+  return true;
+}
+
+// Prepare, look up, claim (produceShared), execute, check, store.
+std::optional<LinkBackends::Source> LinkBackends::produce(size_t I,
+                                                          bool MayDefer) {
   if (MayDefer) {
-    // An object left at the output by an earlier link is never taken for
-    // this run's, and is not this run's to remove.
-    Before[I] = statusOf(Job.output());
-    if (!checkInputs(Job))
+    if (!prepare(I))
       return Source::None;
-    if (Shards)
-      completeShard(I);
-    Expected<Triple> Target = readModuleTriple(Job.module());
-    if (!Target) {
-      fail(Job, "cannot run: " + toString(Target.takeError()), StringRef(),
-           /*WithCommand=*/false);
-      return Source::None;
-    }
-    Targets[I] = *Target;
-    if (Cache) {
-      TimeTraceScope Scope("cache key", Job.module());
-      std::optional<StringRef> Shard;
-      if (!CompletedShards[I].empty())
-        Shard = CompletedShards[I];
-      Expected<std::string> K =
-          computeBackendKey(List, Job, CompilerIdentity, Digests, Shard);
-      if (K)
-        Keys[I] = std::move(*K);
-      else
-        warn("not caching the backend for '" + Job.module() +
-             "': " + toString(K.takeError()));
-    }
-    if (!Keys[I].empty()) {
-      Lookup L = lookup(I);
-      if (L != Lookup::Miss)
+    if (!Keys[I].empty())
+      if (Lookup L = lookup(I); L != Lookup::Miss)
         return fromLookup(L, Source::Cache);
-    }
   }
   if (Keys[I].empty() || !Running)
     return executeJob(I);
   return produceShared(I, MayDefer);
 }
 
-bool Run::runJob(size_t I, bool MayDefer) {
+bool LinkBackends::runJob(size_t I, bool MayDefer) {
   const BackendJob &Job = List.Jobs[I];
   // LLVM's profiler is per thread: each visit of a job is one thread's
   // record.
@@ -482,7 +502,7 @@ bool Run::runJob(size_t I, bool MayDefer) {
   return true;
 }
 
-DistSummary Run::run() {
+DistSummary LinkBackends::run() {
   auto Start = std::chrono::steady_clock::now();
   Summary.Jobs = List.Jobs.size();
   Summary.Parallelism =
@@ -530,7 +550,7 @@ DistSummary Run::run() {
 
 DistSummary runBackends(const JobList &List, Executor &Exec,
                         const DistOptions &Opts, StatusSink &Status) {
-  return Run(List, Exec, Opts, Status).run();
+  return LinkBackends(List, Exec, Opts, Status).run();
 }
 
 } // namespace ulto

@@ -22,6 +22,8 @@ std::string describeExecution(const ExecutionResult &R) {
            R.Detail;
   case ExitKind::TimedOut:
     return "timed out" + Where + ": " + R.Detail;
+  case ExitKind::Interrupted:
+    return "stopped: the link was interrupted";
   }
   llvm_unreachable("unknown exit kind");
 }

@@ -17,7 +17,7 @@ Expected<CaptureFile> CaptureFile::create() {
   // Made and registered before an interrupt removes the registered files,
   // or not made: a file made by a job starting just then was left in
   // $TMPDIR after `kill -9` of the linker (1 of 20).
-  ObjectWrite Write;
+  WriteGuard Write;
   if (!Write)
     return createStringError("interrupted");
   SmallString<128> Model, Path;

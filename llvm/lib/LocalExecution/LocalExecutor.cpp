@@ -47,7 +47,7 @@ static ExecutionResult spawn(ArrayRef<std::string> Command,
   // Known from before it starts, so that an interrupt stops it.
   JobProcess Process;
   if (!Process.mayStart())
-    return ExecutionResult::ended(ExitKind::NotStarted, "interrupted");
+    return ExecutionResult::ended(ExitKind::Interrupted, "");
   sys::ProcessInfo Child;
   for (unsigned Attempt = 0;; ++Attempt) {
     Child = sys::ExecuteNoWait(*Compiler, Args, std::nullopt, Redirects,
@@ -68,8 +68,9 @@ static ExecutionResult spawn(ArrayRef<std::string> Command,
   // Program.h reports a signal as -2, naming it in ErrMsg.
   if (Status == -2) {
     for (int Signal : {SIGINT, SIGTERM, SIGHUP})
-      if (StringRef(ErrMsg).starts_with(strsignal(Signal)))
-        awaitLinkInterrupt(Signal);
+      if (StringRef(ErrMsg).starts_with(strsignal(Signal)) &&
+          endedByLinkInterrupt(Signal))
+        return ExecutionResult::ended(ExitKind::Interrupted, ErrMsg);
     return ExecutionResult::ended(ExitKind::Signalled, ErrMsg);
   }
   return ExecutionResult::exited(Status);
@@ -80,8 +81,10 @@ static ExecutionResult fromForkServer(ForkServer::Status S) {
   case ForkServer::Status::Exited:
     return ExecutionResult::exited(S.Code);
   case ForkServer::Status::Signalled:
-    awaitLinkInterrupt(S.Code);
-    return ExecutionResult::ended(ExitKind::Signalled, strsignal(S.Code));
+    return ExecutionResult::ended(endedByLinkInterrupt(S.Code)
+                                      ? ExitKind::Interrupted
+                                      : ExitKind::Signalled,
+                                  strsignal(S.Code));
   case ForkServer::Status::NotForked:
     return ExecutionResult::ended(
         ExitKind::NotStarted, "fork server: " + std::string(strerror(S.Code)));

@@ -10,6 +10,7 @@
 
 #include "HermeticJob.h"
 #include "ulto/Distributor/CacheKey.h"
+#include "ulto/Distributor/ObjectCheck.h"
 #include "ulto/LocalExecution/CrashReport.h"
 #include "ulto/Remote/Capabilities.h"
 #include "ulto/Support/Message.h"
@@ -131,6 +132,7 @@ struct RemoteExecutor::Impl {
   std::string fetchOutput(const reapi::ActionResult &Result, Action &A);
   std::string remoteCommand(const Action &A) const;
   ExecutionResult runLocally(const JobList &List, const BackendJob &Job);
+  ExecutionResult checkedObject(RemoteJob &R);
   RemoteDecision decide(const RemoteAttempt &Attempt);
   void attemptOnce(RemoteJob &R);
   ExecutionResult finish(const RemoteDecision &D, RemoteJob &R);
@@ -390,6 +392,32 @@ std::string RemoteExecutor::Impl::remoteCommand(const Action &A) const {
   return Command;
 }
 
+// The farm's object, checked as the link checks every object (digest, ELF,
+// target); one unfit to link runs the job here, when the remote may fall
+// back, and the link checks that one.
+ExecutionResult RemoteExecutor::Impl::checkedObject(RemoteJob &R) {
+  ExecutionResult Result;
+  Result.Remote = true;
+  Result.RemoteCacheHit = R.Out.CacheHit;
+  Result.Object = std::move(R.Out.Object);
+  Error Unfit = Error::success();
+  if (Options.LocalFallback) {
+    Expected<Triple> Target = readModuleTriple(R.Job.module());
+    Unfit = Target
+                ? checkBackendObject(
+                      MemoryBufferRef(*Result.Object, R.Job.output()), *Target)
+                : Target.takeError();
+  }
+  if (!Unfit) {
+    (R.Out.CacheHit ? CacheHits : Executed) += 1;
+    return Result;
+  }
+  ExecutionResult Local = runLocally(R.List, R.Job);
+  Local.Fallback = FallbackKind::JobUnfit;
+  Local.FallbackReason = "the remote's object " + toString(std::move(Unfit));
+  return Local;
+}
+
 ExecutionResult RemoteExecutor::Impl::runLocally(const JobList &List,
                                                  const BackendJob &Job) {
   TimeTraceScope Scope("local fallback");
@@ -454,13 +482,8 @@ void RemoteExecutor::Impl::attemptOnce(RemoteJob &R) {
 ExecutionResult RemoteExecutor::Impl::finish(const RemoteDecision &D,
                                              RemoteJob &R) {
   ExecutionResult Result;
-  if (D.Step == RemoteStep::Done) {
-    (R.Out.CacheHit ? CacheHits : Executed) += 1;
-    Result.Remote = true;
-    Result.RemoteCacheHit = R.Out.CacheHit;
-    Result.Object = std::move(R.Out.Object);
-    return Result;
-  }
+  if (D.Step == RemoteStep::Done)
+    return checkedObject(R);
   // An action that ran and failed tells its story in its output, which
   // says, too, whether clang-22 caught a crash of its job. The reproducers
   // it names are on the remote.
@@ -532,16 +555,6 @@ ExecutionResult RemoteExecutor::run(const JobList &List,
       return I->finish(D, R);
     I->attemptOnce(R);
   }
-}
-
-std::optional<ExecutionResult>
-RemoteExecutor::runLocally(const ExecutionResult &Rejected, const JobList &List,
-                           const BackendJob &Job) {
-  if (!I->Options.LocalFallback)
-    return std::nullopt;
-  // The job counts where its object came from.
-  (Rejected.RemoteCacheHit ? I->CacheHits : I->Executed) -= 1;
-  return I->runLocally(List, Job);
 }
 
 std::string RemoteExecutor::report() const {

@@ -34,8 +34,9 @@
 //   A user's own objects never have such names. Nor under --save-temps,
 //   which keeps them on purpose.
 // - Jobs in a worker service, which is no process of the link: the
-//   interrupt function hangs up on the service (ServedJobs), which stops
-//   them, and waits for it to confirm; a link that dies hangs up by itself.
+//   interrupt function hangs up on the service (WorkerServiceConnection), which
+//   stops them, and waits for it to confirm; a link that dies hangs up by
+//   itself.
 //
 // Why the objects are not simply registered with sys::RemoveFileOnSignal:
 // LLVM removes its files before the interrupt function runs, while jobs and
@@ -132,36 +133,39 @@ private:
   bool MayStart = false;
 };
 
-/// For a job that \p Signal ended: SIGINT, SIGTERM or SIGHUP may have been
-/// sent to the whole link (a terminal's Ctrl-C reaches every process of its
-/// group), and this process's interrupt then ends it, but maybe after the
-/// job's end is known. So this waits, a second at most, for the interrupt,
-/// and never returns if it comes: a job stopped by the link's interrupt is
-/// no failure to report. Returns at once for other signals.
-void awaitLinkInterrupt(int Signal);
+/// Whether `ulto dist` is being interrupted.
+bool linkInterrupted();
+
+/// Whether the job that \p Signal ended was stopped by the link's interrupt:
+/// SIGINT, SIGTERM or SIGHUP may have been sent to the whole link (a
+/// terminal's Ctrl-C reaches every process of its group), and this process's
+/// interrupt then begins, but maybe after the job's end is known. So this
+/// waits, a second at most, for the interrupt. False at once for other
+/// signals.
+bool endedByLinkInterrupt(int Signal);
 
 /// A connection to a worker service (WorkerService.h) running this link's
 /// jobs, for the lifetime of the object: an interrupt shuts down its writing
 /// side, on which the service stops the link's jobs, and waits until the
 /// service has closed its end, that is until they have ended. One at a time.
-class ServedJobs {
+class WorkerServiceConnection {
 public:
-  explicit ServedJobs(int Socket);
-  ~ServedJobs();
-  ServedJobs(const ServedJobs &) = delete;
-  ServedJobs &operator=(const ServedJobs &) = delete;
+  explicit WorkerServiceConnection(int Socket);
+  ~WorkerServiceConnection();
+  WorkerServiceConnection(const WorkerServiceConnection &) = delete;
+  WorkerServiceConnection &operator=(const WorkerServiceConnection &) = delete;
 };
 
 /// Held while a job's object, its completed index shard or its cache entry is
 /// written: an interrupt waits for the writes in progress, and no new one
 /// starts. So these writes' temporary files need no registration for removal
 /// on a signal (AtomicFile.h's OnSignal::CallerWaits).
-class ObjectWrite {
+class WriteGuard {
 public:
-  ObjectWrite();
-  ~ObjectWrite();
-  ObjectWrite(const ObjectWrite &) = delete;
-  ObjectWrite &operator=(const ObjectWrite &) = delete;
+  WriteGuard();
+  ~WriteGuard();
+  WriteGuard(const WriteGuard &) = delete;
+  WriteGuard &operator=(const WriteGuard &) = delete;
 
   /// False once `ulto dist` is being interrupted: write nothing.
   explicit operator bool() const { return Allowed; }

@@ -29,6 +29,9 @@ enum class ExitKind {
   Signalled,  ///< A signal killed it; Detail names the signal.
   NotStarted, ///< It never ran; Detail says why.
   TimedOut,   ///< It was stopped at its time limit; Detail says which.
+  /// The link's interrupt stopped it, or kept it from starting: no failure
+  /// of the job's, and the interrupt says so once (Cancellation.h).
+  Interrupted,
 };
 
 /// Why a job ran on this machine though its executor is a remote one.
@@ -88,14 +91,6 @@ public:
   virtual ~Executor();
   virtual std::string name() const = 0;
   virtual ExecutionResult run(const JobList &List, const BackendJob &Job) = 0;
-  /// Runs \p Job on this machine after the object of its remote run
-  /// \p Rejected proved unfit to link; std::nullopt when this executor has
-  /// no such fallback.
-  virtual std::optional<ExecutionResult>
-  runLocally(const ExecutionResult &Rejected, const JobList &List,
-             const BackendJob &Job) {
-    return std::nullopt;
-  }
   /// After the jobs: what the executor did beyond running them, for the
   /// summary line ("" when nothing).
   virtual std::string report() const { return std::string(); }

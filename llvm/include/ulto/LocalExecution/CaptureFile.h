@@ -2,7 +2,7 @@
 //
 // A local job's stdout and stderr go to a file in $TMPDIR, read once the job
 // has ended and removed with this object. The file is made under an
-// ObjectWrite and registered for removal on a signal, so that an interrupt
+// WriteGuard and registered for removal on a signal, so that an interrupt
 // removes it with the job's other files (Cancellation.h) and none is left.
 //
 //===----------------------------------------------------------------------===//

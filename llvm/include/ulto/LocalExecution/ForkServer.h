@@ -135,7 +135,7 @@ private:
   /// Where a service runs the jobs: the working directory, then $PWD, each
   /// ending in NUL; two NULs for a server of this link's own.
   std::string Directory = std::string(2, '\0');
-  std::optional<ServedJobs> Served;
+  std::optional<WorkerServiceConnection> Served;
   std::mutex SendMutex;
 
   // Replies come in any order: one waiting thread at a time reads them and

@@ -55,9 +55,6 @@ public:
 
   std::string name() const override;
   ExecutionResult run(const JobList &List, const BackendJob &Job) override;
-  std::optional<ExecutionResult> runLocally(const ExecutionResult &Rejected,
-                                            const JobList &List,
-                                            const BackendJob &Job) override;
   std::string report() const override;
 
   struct Impl;

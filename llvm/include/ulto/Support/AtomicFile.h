@@ -23,7 +23,7 @@ namespace ulto {
 enum class OnSignal {
   /// LLVM's signal handlers (sys::RemoveFileOnSignal).
   RemoveTemporary,
-  /// Nobody: an interrupt waits for the write (ulto dist's ObjectWrite). For
+  /// Nobody: an interrupt waits for the write (ulto dist's WriteGuard). For
   /// writes made once a job: LLVM's list of files to remove on a signal only
   /// grows, and every registration walks all of it, so a registration a job
   /// costs time quadratic in the jobs (0.3 s of CPU at 1000 jobs).
