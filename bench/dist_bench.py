@@ -18,6 +18,10 @@ link_bench.py does) and links the same inputs, through clang-22's driver, as
   ulto-dist-nochange   the same link again, warm cache, nothing changed
   ulto-dist-onechange  one unit's source edited and its object recompiled,
                        relinked with the warm cache
+  ulto-dist-nocache-NAME
+                       ulto-dist-nocache with another build's ld.ulto and ulto
+                       (--variant-bin NAME=DIR, repeatable), in the same
+                       rounds: a change measured against its parent
 
 and finally copies the sources to a second directory, compiles them there
 with the same relative commands and links there with the cache warmed in the
@@ -64,6 +68,8 @@ SECOND_DIR = "ulto-dist-second-dir"
 NO_CACHE = {"ulto-dist-spawn": ["-Wl,--dist-spawn"],
             "ulto-dist-per-job": ["-Wl,--dist-jobs-per-process=1"],
             "ulto-dist-nocache": []}
+# A --variant-bin's configuration: ulto-dist-nocache with another build.
+VARIANT_PREFIX = "ulto-dist-nocache-"
 
 # The executor's report, if any (remote_bench.py reads it), follows "at once; ".
 ULTO_SUMMARY = re.compile(r"^ulto dist: (\d+) jobs?: (\d+) cached, (\d+) executed, "
@@ -210,7 +216,8 @@ def touch_target(args: argparse.Namespace, inputs: link_bench.Inputs) -> str:
 
 # --- Linking ----------------------------------------------------------------------------
 
-def make_configs(ulto_bin: Path, tree: Path) -> Dict[str, DistConfig]:
+def make_configs(ulto_bin: Path, tree: Path,
+                 variants: Dict[str, Path]) -> Dict[str, DistConfig]:
     lld, ulto = LLVM_BIN / "ld.lld", ulto_bin / "ld.ulto"
     specs = [("lld-inproc", "ld.lld-22 --lto=thin (in-process)", lld, "thin"),
              ("lld-dtlto-seq", "ld.lld-22 --lto=thin, DTLTO seq_distributor.py", lld, "thin"),
@@ -228,6 +235,8 @@ def make_configs(ulto_bin: Path, tree: Path) -> Dict[str, DistConfig]:
               "changed", ulto, "distributed"),
              (SECOND_DIR, "ld.ulto --lto=distributed, second tree, first tree's cache",
               ulto, "distributed")]
+    specs += [(name, f"ulto-dist-nocache with {where / 'ld.ulto'}", where / "ld.ulto",
+               "distributed") for name, where in variants.items()]
     return {name: DistConfig(name, label, linker, mode, tree / "bin" / name)
             for name, label, linker, mode in specs}
 
@@ -243,8 +252,8 @@ def link_argv(config: DistConfig, inputs: link_bench.Inputs, thinlto_jobs: Optio
         extra = [f"-Wl,--thinlto-distributor={sys.executable}",
                  f"-Wl,--thinlto-distributor-arg={SEQ_DISTRIBUTOR}",
                  f"-Wl,--thinlto-remote-compiler={LLVM_BIN / 'clang'}"]
-    elif config.name in NO_CACHE:
-        extra = ["-Wl,--no-dist-cache", *NO_CACHE[config.name],
+    elif config.name in NO_CACHE or config.name.startswith(VARIANT_PREFIX):
+        extra = ["-Wl,--no-dist-cache", *NO_CACHE.get(config.name, []),
                  *link_bench.own_workers(config.linker)]
         if thinlto_jobs:
             extra.append(f"-Wl,--dist-jobs={thinlto_jobs}")
@@ -365,7 +374,7 @@ def run_rounds(configs: Dict[str, DistConfig], tree: Path, inputs: link_bench.In
     # rotation would give that cost to one configuration of round 1.
     link_once(configs["lld-inproc"], tree, inputs, expected, args.thinlto_jobs)
     for r in range(args.rounds):
-        for slot in compile_bench.rotated(SLOTS, r):
+        for slot in compile_bench.rotated(SLOTS + list(args.variant_bins), r):
             if slot != "ulto-dist":
                 config = configs[slot]
                 record(config, link_once(config, tree, inputs, expected, args.thinlto_jobs),
@@ -408,7 +417,8 @@ BASELINE = {"lld-dtlto-seq": "lld-inproc", "ulto-dist-cold": "lld-inproc",
 
 
 def summarise(config: DistConfig, configs: Dict[str, DistConfig]) -> dict:
-    base = configs.get(BASELINE.get(config.name, ""))
+    base = configs.get("lld-inproc" if config.name.startswith(VARIANT_PREFIX)
+                       else BASELINE.get(config.name, ""))
     if config.name == SECOND_DIR and base:
         # One link, against the median cold link.
         cpu_ratio = config.cpu_rounds[0] / statistics.median(base.cpu_rounds)
@@ -508,6 +518,15 @@ def headline(rows: Dict[str, dict], second: dict, target: float) -> Tuple[dict, 
         f"{fmt(seq['jobs'], 'g')} (seq_distributor); ulto dist ran "
         f"{cold['parallelism']} at once",
     ]
+    for name in rows:
+        if name.startswith(VARIANT_PREFIX):
+            mine, theirs = rows["ulto-dist-nocache"], rows[name]
+            wall = [a / b for a, b in zip(mine["wall_s_rounds"], theirs["wall_s_rounds"]) if b]
+            cpu = [a / b for a, b in zip(mine["cpu_s_rounds"], theirs["cpu_s_rounds"]) if b]
+            figures[f"nocache_over_{name}"] = {"wall": wall, "cpu": cpu}
+            lines.append(f"- ulto-dist-nocache / {name}: wall min / median "
+                         f"{min(wall):.3f} / {statistics.median(wall):.3f}, CPU "
+                         f"{min(cpu):.3f} / {statistics.median(cpu):.3f}")
     if any(no["executed_rounds"]):
         lines.append("- NOTE: the no-change relink executed jobs")
     if hit_rate is not None and hit_rate < 1:
@@ -544,7 +563,18 @@ def parse_args(argv: Optional[List[str]]) -> argparse.Namespace:
                          "writes a distributed link's index shards and objects; a tmpfs "
                          "directory takes the file system's cost of creating them out "
                          "of the comparison (default: BUILD/first/bin, BUILD/second/bin)")
+    ap.add_argument("--variant-bin", action="append", default=[], metavar="NAME=DIR",
+                    help="directory holding another build's ld.ulto and ulto, linked as "
+                         "ulto-dist-nocache-NAME and reported against ulto-dist-nocache "
+                         "(repeatable)")
     args = ap.parse_args(argv)
+    args.variant_bins = {}
+    for spec in args.variant_bin:
+        name, _, where = spec.partition("=")
+        if not re.fullmatch(r"[\w.-]+", name) or not where \
+                or VARIANT_PREFIX + name in args.variant_bins:
+            ap.error(f"--variant-bin {spec}: expected NAME=DIR, NAME new and a word")
+        args.variant_bins[VARIANT_PREFIX + name] = Path(where).resolve()
     if min(args.units, args.rounds, args.jobs) < 1:
         ap.error("--units, --rounds and --jobs must be positive")
     if args.thinlto_jobs is not None and args.thinlto_jobs < 1:
@@ -569,7 +599,7 @@ def benchmark(args: argparse.Namespace) -> Tuple[dict, str]:
 
     inputs = build_first(args, first)
     expected = (first / "corpus" / "expected_output.txt").read_text()
-    configs = make_configs(args.ulto_bin, first)
+    configs = make_configs(args.ulto_bin, first, args.variant_bins)
     unit = touch_target(args, inputs)
     print(f"onechange edits {unit}; caches under {cache_root}", flush=True)
 
