@@ -6,7 +6,8 @@
 # CMAKE_<KIND>_LINKER_FLAGS replace ulto.cmake's _INIT flags.
 foreach(_ulto_lang C CXX)
   set(CMAKE_${_ulto_lang}_COMPILE_OPTIONS_IPO
-      "-flto=${ULTO_LTO_MODE}" "-funified-lto")
+      "-flto=${ULTO_LTO_MODE}" "-funified-lto"
+      "-funified-lto-pipeline=${ULTO_UNIFIED_LTO_PIPELINE}")
   set(CMAKE_${_ulto_lang}_LINK_OPTIONS_IPO "-fuse-ld=ulto")
   if(ULTO_LTO_MODE STREQUAL "distributed")
     foreach(_ulto_opt IN LISTS ULTO_DIST_OPTIONS)

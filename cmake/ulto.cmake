@@ -21,6 +21,13 @@ if(NOT ULTO_LTO_MODE MATCHES "^(thin|full|distributed)$")
   message(FATAL_ERROR "ulto.cmake: ULTO_LTO_MODE is '${ULTO_LTO_MODE}'; "
                       "it must be thin, full or distributed")
 endif()
+set(ULTO_UNIFIED_LTO_PIPELINE full CACHE STRING
+    "The pre-link pipeline of every compile: full (the default; the bitcode any consumer links pre-optimised) or thin (builds that recompile everything and link only with ThinLTO)")
+set_property(CACHE ULTO_UNIFIED_LTO_PIPELINE PROPERTY STRINGS full thin)
+if(NOT ULTO_UNIFIED_LTO_PIPELINE MATCHES "^(full|thin)$")
+  message(FATAL_ERROR "ulto.cmake: ULTO_UNIFIED_LTO_PIPELINE is "
+                      "'${ULTO_UNIFIED_LTO_PIPELINE}'; it must be full or thin")
+endif()
 set(ULTO_DIST_OPTIONS "" CACHE STRING
     "ulto dist options for distributed links, as ld.ulto's --dist-* options (a ;-list, e.g. --dist-jobs=8;--dist-cache-dir=/ccache/ulto)")
 
@@ -42,6 +49,7 @@ set(CMAKE_POLICY_DEFAULT_CMP0069 NEW)
 set(CMAKE_USER_MAKE_RULES_OVERRIDE_C "${CMAKE_CURRENT_LIST_DIR}/ulto-rules.cmake")
 set(CMAKE_USER_MAKE_RULES_OVERRIDE_CXX "${CMAKE_CURRENT_LIST_DIR}/ulto-rules.cmake")
 # try_compile() projects see the same cache variables.
-list(APPEND CMAKE_TRY_COMPILE_PLATFORM_VARIABLES ULTO_LTO_MODE ULTO_DIST_OPTIONS)
+list(APPEND CMAKE_TRY_COMPILE_PLATFORM_VARIABLES ULTO_LTO_MODE ULTO_DIST_OPTIONS
+     ULTO_UNIFIED_LTO_PIPELINE)
 unset(_ulto_bin)
 unset(_ulto_kind)

@@ -356,7 +356,7 @@ static bool isForServedTarget(ArrayRef<const char *> CC1Args) {
 // reproduce the compile.
 static void applyUltoOptions(Compilation &C, const Driver &D,
                              ArrayRef<std::string> Taken) {
-  ulto::UnifiedPipeline Pipeline = ulto::UnifiedPipeline::Thin;
+  ulto::UnifiedPipeline Pipeline = ulto::UnifiedPipeline::Full;
   bool IndirectCallTypes = true;
   for (StringRef Arg : Taken) {
     if (Arg == ulto::IndirectCallTypesOption ||
@@ -383,9 +383,9 @@ static void applyUltoOptions(Compilation &C, const Driver &D,
         llvm::none_of(JobArgs, IsUnified) || !isForServedTarget(JobArgs))
       continue;
     Used = true;
-    if (Pipeline == ulto::UnifiedPipeline::Full)
+    if (Pipeline == ulto::UnifiedPipeline::Thin)
       JobArgs.push_back(C.getArgs().MakeArgString(
-          Twine(ulto::UnifiedPipelineOption) + "full"));
+          Twine(ulto::UnifiedPipelineOption) + "thin"));
     if (!IndirectCallTypes)
       JobArgs.push_back(ulto::NoIndirectCallTypesOption.data());
     // A temporary object's random name must not reach the module ID.
@@ -416,7 +416,9 @@ static void describeUlto(const InputArgList &Args) {
               "link with ld.ulto --lto=distributed\n"
               "  -funified-lto-pipeline=full|thin\n"
               "                          The pre-link pipeline of "
-              "-funified-lto (default: thin)\n"
+              "-funified-lto (default: full; thin for builds that\n"
+              "                          recompile everything and link only "
+              "with ThinLTO)\n"
               "  -fno-unified-lto-icall-types\n"
               "                          No -fsanitize=cfi-icall types on the "
               "functions of -funified-lto bitcode\n";
