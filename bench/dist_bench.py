@@ -568,13 +568,8 @@ def parse_args(argv: Optional[List[str]]) -> argparse.Namespace:
                          "ulto-dist-nocache-NAME and reported against ulto-dist-nocache "
                          "(repeatable)")
     args = ap.parse_args(argv)
-    args.variant_bins = {}
-    for spec in args.variant_bin:
-        name, _, where = spec.partition("=")
-        if not re.fullmatch(r"[\w.-]+", name) or not where \
-                or VARIANT_PREFIX + name in args.variant_bins:
-            ap.error(f"--variant-bin {spec}: expected NAME=DIR, NAME new and a word")
-        args.variant_bins[VARIANT_PREFIX + name] = Path(where).resolve()
+    # The prefix makes no name of the fixed configurations.
+    args.variant_bins = link_bench.variant_bins(ap, args.variant_bin, VARIANT_PREFIX, [])
     if min(args.units, args.rounds, args.jobs) < 1:
         ap.error("--units, --rounds and --jobs must be positive")
     if args.thinlto_jobs is not None and args.thinlto_jobs < 1:

@@ -575,14 +575,8 @@ def parse_args(argv: Optional[List[str]]) -> argparse.Namespace:
         ap.error(f"--configs takes a subset of {','.join(CONFIGS)}")
     if args.baseline_bin:
         args.variant_bin.append(f"baseline={args.baseline_bin}")
-    args.variant_bins = {}
-    for spec in args.variant_bin:
-        name, _, where = spec.partition("=")
-        config = VARIANT_PREFIX + name
-        if not re.fullmatch(r"[\w.-]+", name) or not where or config in CONFIGS \
-                or config in args.variant_bins:
-            ap.error(f"--variant-bin {spec}: expected NAME=DIR, NAME new and a word")
-        args.variant_bins[config] = Path(where).resolve()
+    args.variant_bins = link_bench.variant_bins(ap, args.variant_bin, VARIANT_PREFIX,
+                                                CONFIGS)
     # Canonical order, the variants last.
     args.configs = [c for c in CONFIGS if c in args.configs] + list(args.variant_bins)
     args.ulto_bin = args.ulto_bin.resolve()

@@ -26,6 +26,7 @@ import functools
 import hashlib
 import json
 import os
+import re
 import shlex
 import shutil
 import signal
@@ -208,6 +209,22 @@ class WorkerServices:
                 os.kill(pid, signal.SIGTERM)
             except OSError:
                 pass
+
+
+def variant_bins(ap: argparse.ArgumentParser, specs: List[str], prefix: str,
+                 taken: List[str]) -> Dict[str, Path]:
+    """--variant-bin NAME=DIR options as {prefix + NAME: DIR}, in order; a
+    malformed one, or a NAME given twice or making a name in `taken`, is
+    argparse's error."""
+    variants: Dict[str, Path] = {}
+    for spec in specs:
+        name, _, where = spec.partition("=")
+        config = prefix + name
+        if not re.fullmatch(r"[\w.-]+", name) or not where or config in taken \
+                or config in variants:
+            ap.error(f"--variant-bin {spec}: expected NAME=DIR, NAME new and a word")
+        variants[config] = Path(where).resolve()
+    return variants
 
 
 @functools.lru_cache(maxsize=None)

@@ -91,6 +91,8 @@ struct Options {
   /// --save-temps or --thinlto-emit-index-files: lld keeps the index shards
   /// of a distributed link.
   bool KeepsShards = false;
+  /// Of the --dist-* options, those that choose the workers, as ulto dist's.
+  std::vector<std::string> DistWorkerOptions;
   /// --threads=N; 0: not given, or not a number (lld reports it).
   unsigned Threads = 0;
   /// --lto-if-unified=: the mode the compiler driver was asked for
@@ -218,22 +220,6 @@ bool takeLTOIfUnified(SmallVectorImpl<const char *> &Args,
   return Ok;
 }
 
-// Those of \p DistOptions that choose the workers: ulto dist needs them as
-// it starts, before its command (EarlyDistributor.h).
-std::vector<std::string> workerOptions(ArrayRef<std::string> DistOptions) {
-  std::vector<const char *> Argv;
-  for (const std::string &Option : DistOptions)
-    Argv.push_back(Option.c_str());
-  unsigned MissingIndex = 0, MissingCount = 0;
-  opt::InputArgList List =
-      ulto::dist::optTable().ParseArgs(Argv, MissingIndex, MissingCount);
-  std::vector<std::string> Options;
-  for (const opt::Arg *A : List)
-    if (ulto::dist::isWorkerOption(*A))
-      Options.push_back(A->getAsString(List));
-  return Options;
-}
-
 // The option as the user typed it.
 std::string asTyped(StringRef DistOption) {
   if (DistOption.consume_front("--no-"))
@@ -243,8 +229,11 @@ std::string asTyped(StringRef DistOption) {
 
 // Checks \p DistOptions against ulto dist's option table now, before the
 // thin link, and names what the user typed; false after reporting errors.
-// Their values are ulto dist's to check.
-bool checkDistOptions(ArrayRef<std::string> DistOptions) {
+// Their values are ulto dist's to check. \p WorkerOptions gets those that
+// choose the workers: ulto dist needs them as it starts, before its command
+// (EarlyDistributor.h).
+bool checkDistOptions(ArrayRef<std::string> DistOptions,
+                      std::vector<std::string> &WorkerOptions) {
   std::vector<const char *> Argv;
   for (const std::string &Option : DistOptions)
     Argv.push_back(Option.c_str());
@@ -253,6 +242,8 @@ bool checkDistOptions(ArrayRef<std::string> DistOptions) {
       ulto::dist::optTable().ParseArgs(Argv, MissingIndex, MissingCount);
   bool Ok = true;
   for (const opt::Arg *A : List) {
+    if (ulto::dist::isWorkerOption(*A))
+      WorkerOptions.push_back(A->getAsString(List));
     if (!A->getOption().matches(ulto::dist::OPT_UNKNOWN) &&
         !A->getOption().matches(ulto::dist::OPT_INPUT))
       continue;
@@ -637,7 +628,7 @@ std::optional<Options> readLink(ArrayRef<const char *> Argv,
     reportError("--dist-* options need --lto=distributed");
     return std::nullopt;
   }
-  if (!checkDistOptions(DistOptions))
+  if (!checkDistOptions(DistOptions, Opts.DistWorkerOptions))
     return std::nullopt;
   return Opts;
 }
@@ -757,7 +748,7 @@ bool linkELF(ArrayRef<const char *> Argv, raw_ostream &Stdout,
         nextToLinker(Argv[0], "ulto"),
         nextToLinker(Argv[0], "ulto-dist-attach"),
         ulto::installedLibrary(linkerExecutable(Argv[0]), "libUltoDist.so"),
-        workerOptions(DistOptions));
+        Opts->DistWorkerOptions);
   std::optional<BackgroundIDCheck> IDs;
   if (!checkLink(*Opts, Early.get(), IDs, Stderr))
     return false;

@@ -273,13 +273,20 @@ TEST(ForkServerTest, AWorkerKeepsItsHeapForItsNextJob) {
   EXPECT_LT(Faults[2], 1024);
 }
 
+// A server of allocatesAndPrintsFaults whose idle workers keep their memory
+// for \p KeepMemory.
+Expected<std::unique_ptr<ForkServer>>
+serverKeepingMemory(std::chrono::milliseconds KeepMemory) {
+  ForkServer::Options Opts;
+  Opts.KeepMemoryWhileIdle = KeepMemory;
+  return ForkServer::start(allocatesAndPrintsFaults, Opts);
+}
+
 // An idle worker keeps the memory for its next job for
 // Opts.KeepMemoryWhileIdle: a service's workers wait between links.
 TEST(ForkServerTest, AnIdleWorkerKeepsTheMemoryForAWhile) {
-  ForkServer::Options Opts;
-  Opts.KeepMemoryWhileIdle = std::chrono::hours(1);
   Expected<std::unique_ptr<ForkServer>> Server =
-      ForkServer::start(allocatesAndPrintsFaults, Opts);
+      serverKeepingMemory(std::chrono::hours(1));
   ASSERT_EQ(errorText(Server), "");
   EXPECT_GE(nextJobFaults(**Server), 4096);
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
@@ -291,10 +298,8 @@ std::vector<std::string> childrenOf(pid_t Parent);
 // Then it gives it back: waited for until the worker's resident set shrinks
 // (no time window), after which its next job faults its heap in again.
 TEST(ForkServerTest, AnIdleWorkerThenGivesTheMemoryBack) {
-  ForkServer::Options Opts;
-  Opts.KeepMemoryWhileIdle = std::chrono::milliseconds(1);
   Expected<std::unique_ptr<ForkServer>> Server =
-      ForkServer::start(allocatesAndPrintsFaults, Opts);
+      serverKeepingMemory(std::chrono::milliseconds(1));
   ASSERT_EQ(errorText(Server), "");
   auto [Faults, Resident] = nextJob(**Server);
   EXPECT_GE(Faults, 4096);

@@ -6,8 +6,6 @@
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
-#include "llvm/Support/Process.h"
-#include "llvm/Support/Signals.h"
 
 using namespace llvm;
 
@@ -20,25 +18,20 @@ Expected<CaptureFile> CaptureFile::create() {
   WriteGuard Write;
   if (!Write)
     return createStringError("interrupted");
-  SmallString<128> Model, Path;
+  SmallString<128> Model;
   sys::path::system_temp_directory(/*ErasedOnReboot=*/true, Model);
   sys::path::append(Model, "ulto-backend-%%%%%%.txt");
-  int FD;
   // Others may not read a job's output (createTemporaryFile's is 0644).
-  if (std::error_code EC =
-          sys::fs::createUniqueFile(Model, FD, Path, sys::fs::OF_None,
-                                    sys::fs::owner_read | sys::fs::owner_write))
-    return createFileError(Model, EC);
-  sys::Process::SafelyCloseFileDescriptor(FD);
-  sys::RemoveFileOnSignal(Path);
-  return CaptureFile(std::string(Path));
+  Expected<sys::fs::TempFile> File = sys::fs::TempFile::create(
+      Model, sys::fs::owner_read | sys::fs::owner_write);
+  if (!File)
+    return createFileError(Model, File.takeError());
+  return CaptureFile(std::move(*File));
 }
 
 CaptureFile::~CaptureFile() {
-  if (Path.empty())
-    return;
-  sys::fs::remove(Path);
-  sys::DontRemoveFileOnSignal(Path);
+  if (File)
+    consumeError(File->discard());
 }
 
 } // namespace ulto

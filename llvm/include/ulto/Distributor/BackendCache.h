@@ -70,7 +70,7 @@ public:
                                              bool &Damaged);
 
   /// Stores \p Object under \p Key atomically. Thread-safe.
-  /// The caller holds off interrupts while it stores (an WriteGuard in
+  /// The caller holds off interrupts while it stores (a WriteGuard in
   /// `ulto dist`): the temporary file is not registered for removal on a
   /// signal (AtomicFile.h).
   llvm::Error store(llvm::StringRef Key, llvm::StringRef Object);

@@ -61,7 +61,7 @@ public:
   /// Writes \p Shard, job \p I's completed shard, in place of lld's, whole
   /// or not at all; the error says that the job's backend then reaches the
   /// globals as lld's shard has it. The caller holds off interrupts while
-  /// it writes (an WriteGuard).
+  /// it writes (a WriteGuard).
   llvm::Error write(size_t I, llvm::StringRef Shard);
 
 private:
