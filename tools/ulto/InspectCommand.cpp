@@ -2,8 +2,9 @@
 //
 // `ulto inspect FILE...` shows, for every module of every bitcode file, ELF
 // object and archive member, what the LTO linker will see: thin or regular,
-// unified, split, the module ID that names promoted locals, type metadata and
-// the triple. The table is for people and FileCheck; --json is for scripts.
+// unified, split, the module ID that names promoted locals, type metadata,
+// the triple and the pre-link pipeline that optimised it. The table is for
+// people and FileCheck; --json is for scripts.
 //
 // Files are independent, so they are read in parallel, each with its own
 // LLVMContext; results are kept in command-line order. A bad file is
@@ -41,27 +42,29 @@ StringRef yesNo(bool B) { return B ? "yes" : "no"; }
 // One row per module, every row self-contained so that grep finds it;
 // columns not applicable to native objects show "-".
 void printTable(ArrayRef<LTOFileInfo> Results, raw_ostream &OS) {
-  using Row = SmallVector<std::string, 8>;
+  using Row = SmallVector<std::string, 9>;
   std::vector<Row> Rows = {{"FILE", "INDEX", "KIND", "UNIFIED", "SPLIT",
-                            "TYPE-MD", "MODULE-ID", "TRIPLE"}};
+                            "TYPE-MD", "MODULE-ID", "TRIPLE", "PRE-LINK"}};
   for (const LTOFileInfo &R : Results) {
     for (const LTOModuleInfo &M : R.Modules) {
       std::string File =
           M.Member.empty() ? R.Path : R.Path + "(" + M.Member + ")";
       bool Native = M.Kind == LTOKind::Native;
       auto BitcodeOnly = [&](StringRef S) { return Native ? "-" : S.str(); };
-      Rows.push_back({File, std::to_string(M.Index), toString(M.Kind).str(),
-                      BitcodeOnly(yesNo(M.Unified)),
-                      BitcodeOnly(yesNo(M.Split)),
-                      BitcodeOnly(yesNo(M.HasTypeMetadata)),
-                      BitcodeOnly(M.ModuleID.empty() ? "none" : M.ModuleID),
-                      M.Triple.empty() ? "none" : M.Triple});
+      Rows.push_back(
+          {File, std::to_string(M.Index), toString(M.Kind).str(),
+           BitcodeOnly(yesNo(M.Unified)), BitcodeOnly(yesNo(M.Split)),
+           BitcodeOnly(yesNo(M.HasTypeMetadata)),
+           BitcodeOnly(M.ModuleID.empty() ? "none" : M.ModuleID),
+           M.Triple.empty() ? "none" : M.Triple,
+           BitcodeOnly(M.PreLinkPipeline.empty() ? "unknown"
+                                                 : M.PreLinkPipeline)});
     }
   }
   if (Rows.size() == 1)
     return;
 
-  SmallVector<size_t, 8> Widths(Rows[0].size(), 0);
+  SmallVector<size_t, 9> Widths(Rows[0].size(), 0);
   for (const Row &R : Rows)
     for (auto [Width, Cell] : zip(Widths, R))
       Width = std::max(Width, Cell.size());
@@ -102,6 +105,10 @@ void printJSON(ArrayRef<LTOFileInfo> Results, raw_ostream &OS) {
                 J.attribute("module_id", M.ModuleID);
                 J.attribute("type_metadata", M.HasTypeMetadata);
                 J.attribute("triple", jsonString(M.Triple));
+                if (M.PreLinkPipeline.empty())
+                  J.attribute("pre_link", nullptr);
+                else
+                  J.attribute("pre_link", M.PreLinkPipeline);
               });
             }
           });

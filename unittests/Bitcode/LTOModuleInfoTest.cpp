@@ -8,6 +8,7 @@
 
 #include "ulto/Bitcode/LTOModuleInfo.h"
 #include "Common/UnifiedTestIR.h"
+#include "ulto/UnifiedLTO/PreLinkPipeline.h"
 #include "ulto/UnifiedLTO/UnifiedBitcodeWriter.h"
 
 #include "llvm/AsmParser/Parser.h"
@@ -166,6 +167,20 @@ TEST_F(LTOModuleInfoTest, SplitUnifiedUnit) {
     // Neither half hashes to this ID by itself: the vtable definition moved.
     EXPECT_EQ(Info.ModuleID, ExpectedID);
   }
+}
+
+// Both halves of a split unit carry the pipeline's name; other bitcode has
+// none.
+TEST_F(LTOModuleInfoTest, PreLinkPipeline) {
+  std::string IR = std::string(VTableIR) + UnifiedFlags;
+  EXPECT_EQ(read(writeThinLTO(*parse(IR)))[0].PreLinkPipeline, "");
+  std::unique_ptr<Module> M = parse(IR);
+  recordPreLinkPipeline(*M, "full");
+  std::vector<LTOModuleInfo> Infos = read(writeThinLTO(*M));
+  ASSERT_EQ(Infos.size(), 2u);
+  EXPECT_EQ(Infos[0].PreLinkPipeline, "full");
+  EXPECT_EQ(Infos[1].PreLinkPipeline, "full");
+  EXPECT_EQ(read(nativeObject())[0].PreLinkPipeline, "");
 }
 
 TEST_F(LTOModuleInfoTest, SplitUnitWithPromotedLocals) {

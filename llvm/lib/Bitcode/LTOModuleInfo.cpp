@@ -24,6 +24,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ulto/Bitcode/LTOModuleInfo.h"
+#include "ulto/UnifiedLTO/PreLinkPipeline.h"
 #include "ulto/UnifiedLTO/SplitModuleID.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -220,6 +221,7 @@ Expected<std::vector<LTOModuleInfo>> readBitcodeModules(MemoryBufferRef Buffer,
     Info.DataLayout = (*M)->getDataLayoutStr();
     Info.DefinesVTables = definesVTables(**M);
     Info.HasCFIChecks = hasCFIChecks(**M);
+    Info.PreLinkPipeline = preLinkPipelines(**M);
     Infos.push_back(std::move(Info));
     Modules.push_back(std::move(*M));
   }

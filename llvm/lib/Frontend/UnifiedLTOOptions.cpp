@@ -12,4 +12,8 @@ std::optional<UnifiedPipeline> parseUnifiedPipeline(llvm::StringRef Value) {
       .Default(std::nullopt);
 }
 
+llvm::StringRef toString(UnifiedPipeline Pipeline) {
+  return Pipeline == UnifiedPipeline::Full ? "full" : "thin";
+}
+
 } // namespace ulto

@@ -5,13 +5,14 @@
 // llvm::getUniqueModuleId() finds strong external definitions to hash. ulto
 // instead:
 //   1. runs clang's EmitLLVMOnlyAction with the invocation rewritten for the
-//      ThinLTO pre-link pipeline (or the Full LTO one on request), so all of
+//      Full LTO pre-link pipeline (or the ThinLTO one on request), so all of
 //      clang's backend setup (sanitizers, PGO, target options) applies;
 //   2. sets the "Unique Source File Identifier" flag at the start of that
 //      pipeline from the translation unit's paths and IR fingerprint;
 //   3. gives every function the types of -fsanitize=cfi-icall, at the same
 //      point (IndirectCallTypes.h);
-//   4. writes the optimised module as unified split-LTO-unit bitcode.
+//   4. writes the optimised module as unified split-LTO-unit bitcode, with
+//      the name of its pipeline in a module flag (PreLinkPipeline.h).
 // Rejected: post-processing clang's bitcode (a second parse and the wrong
 // pipeline), and -funique-source-file-names (one source compiled twice
 // collides).
@@ -22,6 +23,7 @@
 #include "ulto/Frontend/IndirectCallTypes.h"
 #include "ulto/Frontend/ServedTargets.h"
 #include "ulto/Support/AtomicFile.h"
+#include "ulto/UnifiedLTO/PreLinkPipeline.h"
 #include "ulto/UnifiedLTO/SourceFileIdentifier.h"
 #include "ulto/UnifiedLTO/UnifiedBitcodeWriter.h"
 #include "clang/Basic/DiagnosticFrontend.h"
@@ -192,6 +194,7 @@ bool runUnifiedPreLink(CompilerInstance &Clang,
   // The pipeline-start pass did this unless a pipeline without that
   // extension point ran; the fingerprint then covers the optimised IR.
   assignSourceFileIdentifier(*M, Paths);
+  recordPreLinkPipeline(*M, toString(Options.Pipeline));
   bool Ok = writeModule(Clang, *M, Output, EmitText, Typed);
 
   // Like clang under -disable-free: the process ends soon, skip teardown.

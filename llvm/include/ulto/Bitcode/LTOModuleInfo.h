@@ -59,6 +59,10 @@ struct LTOModuleInfo {
   /// a type test whose result is used other than by llvm.assume (whole-program
   /// devirtualization's use), or a type-checked virtual load.
   bool HasCFIChecks = false;
+  /// The pre-link pipelines that optimised the module, as ulto recorded them
+  /// (ulto/UnifiedLTO/PreLinkPipeline.h): "full", "thin" or "full,thin";
+  /// empty for native objects and bitcode that ulto did not pre-link.
+  std::string PreLinkPipeline;
 };
 
 /// Reads every module of \p Buffer, which holds LLVM bitcode, an ELF object or

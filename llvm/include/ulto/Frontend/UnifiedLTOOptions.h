@@ -32,6 +32,9 @@ inline constexpr llvm::StringLiteral UnifiedPipelineOption =
 /// Parses the value of -funified-lto-pipeline=; std::nullopt if unknown.
 std::optional<UnifiedPipeline> parseUnifiedPipeline(llvm::StringRef Value);
 
+/// "full" or "thin", as -funified-lto-pipeline= spells it.
+llvm::StringRef toString(UnifiedPipeline Pipeline);
+
 /// `-fno-unified-lto-icall-types` (and `-funified-lto-icall-types`, the
 /// default), accepted by ulto-clang and its -cc1: whether every function gets
 /// the type identifiers of -fsanitize=cfi-icall (IndirectCallTypes.h).

@@ -2,10 +2,9 @@
 //
 // ulto's implementation of `-funified-lto`: clang's own frontend and
 // optimisation pipeline (so sanitizers, PGO and target options keep working),
-// set up for the ThinLTO pre-link pipeline by default or the Full LTO one on
-// request (-funified-lto-pipeline=full), then the module gets
-// a unique source-file identifier and is written as unified, split-LTO-unit
-// bitcode.
+// set up for the Full LTO pre-link pipeline by default or the ThinLTO one on
+// request (-funified-lto-pipeline=thin), then the module gets a unique
+// source-file identifier and is written as unified, split-LTO-unit bitcode.
 //
 //===----------------------------------------------------------------------===//
 
