@@ -45,7 +45,30 @@ endforeach()
 
 # LTO for every target unless it says otherwise; the IPO options are ulto's.
 set(CMAKE_INTERPROCEDURAL_OPTIMIZATION ON)
+# IPO needs policy CMP0069 NEW. cmake_minimum_required() below 3.9 leaves it
+# unset and takes this default, but the top level's ran before this file was
+# read: ulto-policies.cmake sets it there.
 set(CMAKE_POLICY_DEFAULT_CMP0069 NEW)
+set(_ulto_policies "${CMAKE_CURRENT_LIST_DIR}/ulto-policies.cmake")
+if(CMAKE_VERSION VERSION_GREATER_EQUAL 3.24)
+  # This file is read more than once per configure; no IN_LIST, which old
+  # projects' policies (CMP0057) do not allow.
+  list(FIND CMAKE_PROJECT_TOP_LEVEL_INCLUDES "${_ulto_policies}" _ulto_found)
+  if(_ulto_found EQUAL -1)
+    list(APPEND CMAKE_PROJECT_TOP_LEVEL_INCLUDES "${_ulto_policies}")
+  endif()
+else()
+  cmake_policy(GET CMP0069 _ulto_cmp0069)
+  get_property(_ulto_warned GLOBAL PROPERTY ULTO_CMP0069_WARNED)
+  if(NOT _ulto_cmp0069 STREQUAL "NEW" AND NOT _ulto_warned)
+    set_property(GLOBAL PROPERTY ULTO_CMP0069_WARNED TRUE)
+    message(WARNING "ulto.cmake: this project's cmake_minimum_required() "
+                    "leaves policy CMP0069 unset, and CMake ${CMAKE_VERSION} "
+                    "(before 3.24) cannot set it for the top-level directory: "
+                    "its targets are compiled without ulto's LTO; configure "
+                    "with -DCMAKE_POLICY_DEFAULT_CMP0069=NEW")
+  endif()
+endif()
 set(CMAKE_USER_MAKE_RULES_OVERRIDE_C "${CMAKE_CURRENT_LIST_DIR}/ulto-rules.cmake")
 set(CMAKE_USER_MAKE_RULES_OVERRIDE_CXX "${CMAKE_CURRENT_LIST_DIR}/ulto-rules.cmake")
 # try_compile() projects see the same cache variables.
@@ -53,3 +76,7 @@ list(APPEND CMAKE_TRY_COMPILE_PLATFORM_VARIABLES ULTO_LTO_MODE ULTO_DIST_OPTIONS
      ULTO_UNIFIED_LTO_PIPELINE)
 unset(_ulto_bin)
 unset(_ulto_kind)
+unset(_ulto_policies)
+unset(_ulto_cmp0069)
+unset(_ulto_warned)
+unset(_ulto_found)
