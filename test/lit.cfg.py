@@ -65,6 +65,10 @@ config.substitutions.append(("%{ulto_toolchain}", os.path.join(
     config.ulto_obj_root, "share", "ulto", "ulto.cmake")))
 if shutil.which("cmake") and shutil.which("ninja"):
     config.available_features.add("cmake")
+if shutil.which("meson") and shutil.which("ninja"):
+    config.available_features.add("meson")
+if all(shutil.which(t) for t in ["autoreconf", "automake", "libtoolize"]):
+    config.available_features.add("autotools")
 # googletest's sources (Debian's libgtest-dev), a real C++ library for the
 # tests that link one in every mode.
 gtest_src = "/usr/src/googletest"
