@@ -6,9 +6,9 @@ configurations and compares each with B, stock clang-22's unified LTO:
 
   A  clang-22 -flto=thin
   B  clang-22 -flto=thin -funified-lto                (the reference)
-  C  ulto-clang++ ... -funified-lto-pipeline=full     (ulto: full pre-link)
-  D  ulto-clang++ ... -funified-lto-pipeline=thin     (ulto: thin pre-link,
+  C  ulto-clang++ ... -funified-lto-pipeline=full     (ulto: full pre-link,
                                                        the default)
+  D  ulto-clang++ ... -funified-lto-pipeline=thin     (ulto: thin pre-link)
 
 Reported per configuration: compile CPU time (user+sys of each compiler
 process, from os.wait4) and wall time, total bitcode size, and the "split
