@@ -6,6 +6,7 @@
 #include "ContentStore.h"
 #include "InputTree.h"
 #include "RemoteDecision.h"
+#include "ResumedExecution.h"
 #include "ShippedToolchain.h"
 
 #include "HermeticJob.h"
@@ -287,21 +288,16 @@ grpc::Status RemoteExecutor::Impl::execute(Action &A, Outcome &Out,
   *Request.mutable_action_digest() = A.Digest;
   Request.set_skip_cache_lookup(SkipCache);
   TimeTraceScope Scope("remote execution");
-  grpc::ClientContext Context;
-  Server.prepare(Context, A.Digest.hash(),
-                 Options.Timeout + std::chrono::minutes(1));
-  std::unique_ptr<grpc::ClientReader<google::longrunning::Operation>> Reader =
-      Execution->Execute(&Context, Request);
-  google::longrunning::Operation Operation, Last;
-  while (Reader->Read(&Operation))
-    if (Operation.done())
-      Last = Operation;
-  grpc::Status Status = Reader->Finish();
+  google::longrunning::Operation Last;
+  grpc::Status Status = executeToEnd(
+      *Execution, Request,
+      [&](grpc::ClientContext &Context) {
+        Server.prepare(Context, A.Digest.hash(),
+                       Options.Timeout + std::chrono::minutes(1));
+      },
+      /*MaxResumes=*/Options.Retries + 1, Last);
   if (!Status.ok())
     return Status;
-  if (!Last.done())
-    return grpc::Status(grpc::StatusCode::UNAVAILABLE,
-                        "Execute ended before the action did");
   Out.ActionFailed = true;
   if (Last.has_error())
     return fromRPCStatus(Last.error());
