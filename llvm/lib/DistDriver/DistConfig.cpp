@@ -263,6 +263,7 @@ Expected<DistConfig> readDistConfig(const opt::InputArgList &Args) {
   Config.NinjaFile = Args.getLastArgValue(OPT_emit_ninja).str();
   Config.Spawn = Args.hasArg(OPT_spawn);
   Config.Quiet = Args.hasArg(OPT_quiet);
+  Config.Explain = Args.hasArg(OPT_explain);
   Config.TraceFile = Args.getLastArgValue(OPT_time_trace).str();
   return Config;
 }

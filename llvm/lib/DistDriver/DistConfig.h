@@ -53,6 +53,7 @@ struct DistConfig {
   ServiceConfig Service;
   bool Progress;
   bool Quiet;
+  bool Explain;
   std::string TraceFile;
   /// Local jobs at once, for all the links of the machine together.
   unsigned Parallelism = 0;

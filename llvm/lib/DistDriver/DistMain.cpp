@@ -125,6 +125,7 @@ static DistOptions runtimeOptions(const DistConfig &Config,
   Opts.AskVersion = Exec.Local->versionProbe();
   Opts.CompleteShards = true;
   Opts.TimeTrace = !Config.TraceFile.empty();
+  Opts.Explain = Config.Explain;
   return Opts;
 }
 

@@ -1,6 +1,7 @@
 //===- BackendCache.cpp - Content-addressed cache of backend objects ------===//
 
 #include "ulto/Distributor/BackendCache.h"
+#include "ulto/Distributor/ExplainRun.h"
 #include "ulto/Support/AtomicFile.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -268,6 +269,8 @@ static void pruneEntries(StringRef Directory, const CachePruningPolicy &Policy,
       --Left;
     }
   }
+  // The records of the jobs that ran go by the same age and count.
+  ExplainRecords(Directory.str()).prune(Policy.Expiration, Policy.MaxSizeFiles);
 }
 
 static Error prune(StringRef Directory, StringRef PolicyText, bool Now) {

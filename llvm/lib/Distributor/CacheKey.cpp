@@ -114,15 +114,35 @@ static void addField(BLAKE3 &Hasher, StringRef Field) {
   Hasher.update(Field);
 }
 
-Expected<std::string> computeBackendKey(const JobList &List,
-                                        const BackendJob &Job,
-                                        StringRef CompilerIdentity,
-                                        FileDigests &Digests,
-                                        std::optional<StringRef> Shard) {
+// What the key of \p Job was made of: its modules by identity, as a user
+// names them.
+static void describeKey(const JobList &List, const BackendJob &Job,
+                        const ContentNames &Names, StringRef Shard,
+                        KeyComponents &C) {
+  StringMap<StringRef> ContentOf;
+  for (const NamedFile &File : Names.Files)
+    ContentOf[File.LocalPath] = File.ContentHex;
+  C.ModuleDigest = ContentOf.lookup(Job.module()).str();
+  C.Imports.clear();
+  for (StringRef Import : Job.imports())
+    C.Imports.emplace_back(moduleIdentity(Import),
+                           ContentOf.lookup(Import).str());
+  C.CommonDigests.clear();
+  for (StringRef Input : List.CommonInputs)
+    C.CommonDigests.push_back(ContentOf.lookup(Input).str());
+  C.ShardDigest = toHex(BLAKE3::hash<16>(arrayRefFromStringRef(Shard)),
+                        /*LowerCase=*/true);
+}
+
+Expected<std::string>
+computeBackendKey(const JobList &List, const BackendJob &Job,
+                  StringRef CompilerIdentity, FileDigests &Digests,
+                  std::optional<StringRef> Shard, KeyComponents *Components) {
   BLAKE3 Hasher;
   addField(Hasher, "ulto-backend-2");
   addField(Hasher, CompilerIdentity);
-  for (const std::string &Arg : normaliseArgs(List, Job))
+  std::vector<std::string> Args = normaliseArgs(List, Job);
+  for (const std::string &Arg : Args)
     addField(Hasher, Arg);
 
   // The files by content: each name (which holds the module's rank) and the
@@ -148,7 +168,14 @@ Expected<std::string> computeBackendKey(const JobList &List,
   if (!Renamed)
     return Renamed.takeError();
   addField(Hasher, *Renamed);
-  return toHex(Hasher.final<32>(), /*LowerCase=*/true);
+  std::string Key = toHex(Hasher.final<32>(), /*LowerCase=*/true);
+  if (Components) {
+    Components->Key = Key;
+    Components->Compiler = CompilerIdentity.str();
+    Components->Args = std::move(Args);
+    describeKey(List, Job, *Names, *Renamed, *Components);
+  }
+  return Key;
 }
 
 } // namespace ulto

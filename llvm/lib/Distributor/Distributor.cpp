@@ -55,9 +55,13 @@ public:
   LinkBackends(const JobList &List, Executor &Exec, const DistOptions &Opts,
                StatusSink &Status)
       : List(List), Exec(Exec), Opts(Opts), Status(Status), Cache(Opts.Cache),
-        Keys(List.Jobs.size()), CompletedShards(List.Jobs.size()),
-        Targets(List.Jobs.size()), Before(List.Jobs.size()),
-        CacheUnwritable(Opts.CacheReadOnly), Running(Opts.Running) {}
+        Keys(List.Jobs.size()), Components(List.Jobs.size()),
+        CompletedShards(List.Jobs.size()), Targets(List.Jobs.size()),
+        Before(List.Jobs.size()), CacheUnwritable(Opts.CacheReadOnly),
+        Running(Opts.Running) {
+    if (Cache)
+      Records.emplace(Cache->directory().str());
+  }
 
   DistSummary run();
 
@@ -79,6 +83,10 @@ private:
   /// one warning, and the link stores no more.
   void store(StringRef Key, StringRef Object);
   Source executeJob(size_t I);
+  /// Says why job \p I runs, under --explain.
+  void explain(size_t I);
+  /// Keeps what job \p I's key was made of, for a later link to explain.
+  void record(size_t I);
   bool checkInputs(const BackendJob &Job);
   /// Runs the job on the executor, checks its object and stores it; false
   /// after reporting why it has none fit to link.
@@ -113,12 +121,15 @@ private:
   std::optional<ShardCompletion> Shards;
   // Per job, written by the thread that runs it.
   std::vector<std::string> Keys; // Empty: not cached.
+  std::vector<KeyComponents> Components;
   /// Shards completed in memory (ShardCompletion.h), written only for a job
   /// that runs; empty: lld's shard is complete.
   std::vector<std::string> CompletedShards;
   std::vector<Triple> Targets;
   std::vector<std::optional<sys::fs::file_status>> Before;
 
+  /// With a cache: where jobs that ran leave what their keys were made of.
+  std::optional<ExplainRecords> Records;
   std::atomic<bool> CacheUnwritable{false};
   /// Null once claiming proved impossible; then jobs run unshared.
   std::atomic<const RunningJobs *> Running;
@@ -330,8 +341,10 @@ bool LinkBackends::execute(size_t I) {
   std::unique_ptr<MemoryBuffer> Object = checkedObject(I, Result);
   if (!Object || (Result.Object && !writeOutput(Job, *Result.Object)))
     return false;
-  if (!Keys[I].empty())
+  if (!Keys[I].empty()) {
     store(Keys[I], Object->getBuffer());
+    record(I);
+  }
   return true;
 }
 
@@ -365,7 +378,30 @@ void LinkBackends::store(StringRef Key, StringRef Object) {
        "; this link stores no more");
 }
 
+void LinkBackends::explain(size_t I) {
+  if (!Opts.Explain || !Cache)
+    return;
+  const BackendJob &Job = List.Jobs[I];
+  std::string Module = moduleIdentity(Job.module());
+  std::string Reason =
+      Keys[I].empty()
+          ? "it has no cache key"
+          : explainRun(Records->load(List.LinkerOutput, Module), Components[I]);
+  std::lock_guard<std::mutex> Lock(Mutex);
+  Status.explain(Module, Reason);
+}
+
+void LinkBackends::record(size_t I) {
+  if (CacheUnwritable)
+    return;
+  // A record that cannot be written costs an explanation, not the link; the
+  // cache's own warning says why.
+  consumeError(Records->save(
+      List.LinkerOutput, moduleIdentity(List.Jobs[I].module()), Components[I]));
+}
+
 LinkBackends::Source LinkBackends::executeJob(size_t I) {
+  explain(I);
   return execute(I) ? Source::Executor : Source::None;
 }
 
@@ -440,8 +476,8 @@ bool LinkBackends::prepare(size_t I) {
   std::optional<StringRef> Shard;
   if (!CompletedShards[I].empty())
     Shard = CompletedShards[I];
-  Expected<std::string> K =
-      computeBackendKey(List, Job, CompilerIdentity, Digests, Shard);
+  Expected<std::string> K = computeBackendKey(List, Job, CompilerIdentity,
+                                              Digests, Shard, &Components[I]);
   if (K)
     Keys[I] = std::move(*K);
   else
@@ -507,6 +543,9 @@ DistSummary LinkBackends::run() {
   Summary.Jobs = List.Jobs.size();
   Summary.Parallelism =
       hardware_concurrency(Opts.Parallelism).compute_thread_count();
+  if (Opts.Explain && !Cache)
+    warn("--explain compares cache keys, and the cache is off: no job is "
+         "explained");
 
   // The compiler's --version, for the cache keys, is asked for while the
   // shards are read: each takes about a millisecond in a small link, and

@@ -53,6 +53,11 @@ void TerminalStatus::warning(StringRef Message) {
   });
 }
 
+void TerminalStatus::explain(StringRef Module, StringRef Reason) {
+  clearProgress();
+  writeMessage(OS, Tool, MessageKind::Note, Module + " ran: " + Reason);
+}
+
 void TerminalStatus::reproducers(ArrayRef<std::string> Files, unsigned Jobs) {
   clearProgress();
   // The directory once when they share one, as they do: $TMPDIR.

@@ -41,6 +41,10 @@ def emit_ninja : Joined<["--"], "emit-ninja=">, MetaVarName<"<file>">,
 def progress : Joined<["--"], "progress=">, MetaVarName<"auto|always|never">,
                HelpText<"Live progress line on stderr (auto: on a terminal)">;
 def quiet : Flag<["--"], "quiet">, HelpText<"No summary line">;
+def explain : Flag<["--"], "explain">,
+              HelpText<"Say why each job that runs was not in the cache: "
+                       "what changed since the last link of the same output "
+                       "ran it here">;
 def spawn : Flag<["--"], "spawn">,
             HelpText<"Start every job as a new compiler process, even for "
                      "clang-22 (whose jobs otherwise run as forks of a "

@@ -21,6 +21,7 @@
 #ifndef ULTO_DISTRIBUTOR_CACHEKEY_H
 #define ULTO_DISTRIBUTOR_CACHEKEY_H
 
+#include "ulto/Distributor/ExplainRun.h"
 #include "ulto/Distributor/FileDigest.h"
 #include "ulto/Distributor/JobList.h"
 
@@ -67,11 +68,13 @@ llvm::Expected<std::string> computeCompilerIdentity(llvm::StringRef Compiler,
 /// The job's cache key, 64 hex digits: a version tag, \p CompilerIdentity,
 /// the role-normalised arguments, each file's content name and digest, and
 /// the index shard naming its modules so (\p Shard if given, else the
-/// file).
+/// file). With \p Components, also what the key was made of, for
+/// explaining why the job ran (ExplainRun.h).
 llvm::Expected<std::string>
 computeBackendKey(const JobList &List, const BackendJob &Job,
                   llvm::StringRef CompilerIdentity, FileDigests &Digests,
-                  std::optional<llvm::StringRef> Shard = std::nullopt);
+                  std::optional<llvm::StringRef> Shard = std::nullopt,
+                  KeyComponents *Components = nullptr);
 
 } // namespace ulto
 

@@ -49,6 +49,9 @@ struct DistOptions {
   /// Record each job in LLVM's time-trace profiler, which the caller has
   /// initialised on its own thread and writes out afterwards.
   bool TimeTrace = false;
+  /// Say why each job that runs was not in the cache (ExplainRun.h). The
+  /// jobs that run leave their records either way, for a later link.
+  bool Explain = false;
 };
 
 struct DistSummary {

@@ -31,6 +31,8 @@ public:
   /// After the jobs: \p Jobs failed jobs left \p Files for a bug report
   /// (clang's crash reproducers), in sorted order.
   virtual void reproducers(llvm::ArrayRef<std::string> Files, unsigned Jobs) {}
+  /// Why the job of \p Module runs (--explain).
+  virtual void explain(llvm::StringRef Module, llvm::StringRef Reason) {}
   virtual void jobStarted() {}
   virtual void jobFinished(bool CacheHit) {}
   /// No job runs any more.
@@ -53,6 +55,8 @@ public:
   /// "<Tool>: note: clang's reproducers of 2 failed jobs are in /tmp: a.o
   /// a.sh b.o b.sh", once per link.
   void reproducers(llvm::ArrayRef<std::string> Files, unsigned Jobs) override;
+  /// "<Tool>: note: <Module> ran: <Reason>".
+  void explain(llvm::StringRef Module, llvm::StringRef Reason) override;
   void jobStarted() override;
   void jobFinished(bool CacheHit) override;
   void finished() override { clearProgress(); }
