@@ -533,7 +533,7 @@ bool LinkBackends::runJob(size_t I, bool MayDefer) {
   Summary.FromOtherLinks += *From == Source::OtherLink;
   if (Seconds > Summary.SlowestSeconds) {
     Summary.SlowestSeconds = Seconds;
-    Summary.SlowestJob = Job.module().str();
+    Summary.SlowestJob = moduleIdentity(Job.module());
   }
   return true;
 }

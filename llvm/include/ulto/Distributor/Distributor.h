@@ -66,6 +66,7 @@ struct DistSummary {
   /// Jobs that could run at once.
   unsigned Parallelism = 0;
   double WallSeconds = 0;
+  /// The slowest job's module, as moduleIdentity() names it.
   std::string SlowestJob;
   double SlowestSeconds = 0;
 
