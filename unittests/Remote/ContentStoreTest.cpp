@@ -11,11 +11,11 @@
 
 #include "ContentStore.h"
 
+#include "Common/LoopbackServer.h"
+
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Testing/Support/SupportHelpers.h"
 #include "gtest/gtest.h"
-
-#include <grpcpp/server_builder.h>
 
 #include <thread>
 
@@ -126,17 +126,14 @@ public:
 class ContentStoreTest : public ::testing::Test {
 protected:
   void SetUp() override {
-    grpc::ServerBuilder Builder;
-    int Port = 0;
-    Builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(),
-                             &Port);
-    Builder.RegisterService(
-        static_cast<reapi::ContentAddressableStorage::Service *>(&Storage));
-    Builder.RegisterService(static_cast<bs::ByteStream::Service *>(&Storage));
-    Server = Builder.BuildAndStart();
+    std::string Address;
+    Server = test::startLoopbackServer(
+        {static_cast<reapi::ContentAddressableStorage::Service *>(&Storage),
+         static_cast<bs::ByteStream::Service *>(&Storage)},
+        Address);
     ASSERT_TRUE(Server);
-    Config.URL = "grpc://127.0.0.1:" + std::to_string(Port);
-    Config.Target = "127.0.0.1:" + std::to_string(Port);
+    Config.URL = "grpc://" + Address;
+    Config.Target = Address;
     Remote = std::make_unique<Connection>(Config);
   }
   void TearDown() override { Server->Shutdown(); }

@@ -10,9 +10,9 @@
 
 #include "ResumedExecution.h"
 
-#include "gtest/gtest.h"
+#include "Common/LoopbackServer.h"
 
-#include <grpcpp/server_builder.h>
+#include "gtest/gtest.h"
 
 #include <atomic>
 
@@ -69,16 +69,11 @@ private:
 class ResumedExecutionTest : public ::testing::Test {
 protected:
   void SetUp() override {
-    grpc::ServerBuilder Builder;
-    int Port = 0;
-    Builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(),
-                             &Port);
-    Builder.RegisterService(&Service);
-    Server = Builder.BuildAndStart();
+    std::string Address;
+    Server = test::startLoopbackServer({&Service}, Address);
     ASSERT_TRUE(Server);
     Stub = reapi::Execution::NewStub(
-        grpc::CreateChannel("127.0.0.1:" + std::to_string(Port),
-                            grpc::InsecureChannelCredentials()));
+        grpc::CreateChannel(Address, grpc::InsecureChannelCredentials()));
   }
   void TearDown() override { Server->Shutdown(); }
 
