@@ -42,6 +42,24 @@ TEST(BackendOptionsTest, LinkerOnlyLLVMOptions) {
   EXPECT_FALSE(isLinkerOnlyLLVMOption("inline-threshold"));
 }
 
+// What clang's driver passes for -ffunction-sections and -fdata-sections on
+// a link line are clang's own options.
+TEST(BackendOptionsTest, SectionOptions) {
+  BackendOptions B = backend(
+      {Pie,
+       {"plugin-opt=-", "function-sections=1",
+        "-plugin-opt=-function-sections=1"},
+       {"plugin-opt=-", "data-sections=0", "-plugin-opt=-data-sections=0"},
+       {"mllvm", "-function-sections", "-mllvm -function-sections"}});
+  EXPECT_EQ(B.CompilerArgs, (Args{"-ffunction-sections", "-fno-data-sections",
+                                  "-ffunction-sections"}));
+  EXPECT_TRUE(B.Errors.empty());
+  B = backend({Pie,
+               {"plugin-opt=-", "data-sections=maybe",
+                "-plugin-opt=-data-sections=maybe"}});
+  EXPECT_EQ(B.Errors.size(), 1u);
+}
+
 // lld passes -fpic for PIC outputs and nothing for static ones.
 TEST(BackendOptionsTest, RelocationModel) {
   EXPECT_EQ(backend({}).CompilerArgs, (Args{"-fno-pic"}));

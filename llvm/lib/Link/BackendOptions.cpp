@@ -117,6 +117,16 @@ public:
     // in-process too, so they are left to those.
     if (Name == "mcpu" || Name == "mattr")
       return;
+    // clang's driver passes these to every LTO link whose command line has
+    // -ffunction-sections or -fdata-sections (CMake gives links the compile
+    // flags): they are clang's -f options, which lld gives every job anyway.
+    if (Name == "function-sections" || Name == "data-sections") {
+      StringRef Value = Arg.contains('=') ? Arg.split('=').second : "1";
+      if (Value == "1" || Value == "true")
+        return add({("-f" + Name).str()});
+      if (Value == "0" || Value == "false")
+        return add({("-fno-" + Name).str()});
+    }
     refuse(O,
            "clang-22 has no LLVM option -" + Name + "; link with --lto=thin");
   }
