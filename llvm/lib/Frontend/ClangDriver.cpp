@@ -304,6 +304,20 @@ static bool linkerModeGiven(const InputArgList &List) {
   return false;
 }
 
+// Which linker a link names: "ulto" or "lld" also by a path to ld.ulto or
+// ld.lld (-fuse-ld=PATH or --ld-path=PATH; Meson passes the path CC_LD
+// gives), else what -fuse-ld= says.
+static StringRef linkerKind(const InputArgList &List) {
+  StringRef Linker = List.getLastArgValue(options::OPT_fuse_ld_EQ);
+  StringRef Name = sys::path::filename(
+      List.getLastArgValue(options::OPT_ld_path_EQ, Linker));
+  if (Name == "ld.ulto")
+    return "ulto";
+  if (Name == "ld.lld" || Name.starts_with("ld.lld-"))
+    return "lld";
+  return Linker;
+}
+
 // An LTO link for a target ld.ulto serves uses ld.ulto (next to ulto-clang)
 // unless the user chose a linker, and tells ld.ulto or lld the LTO mode the
 // -flto= flag names; clang passes none, so unified bitcode would always link
@@ -314,10 +328,10 @@ static void chooseLinkTimeLTO(const Driver &D, const InputArgList &List,
                               const UltoDriverOptions &Opts,
                               SmallVectorImpl<const char *> &Args,
                               StringSaver &Saver) {
-  const Arg *UseLd = List.getLastArg(options::OPT_fuse_ld_EQ);
-  StringRef Linker = UseLd ? UseLd->getValue() : "";
+  StringRef UseLd = List.getLastArgValue(options::OPT_fuse_ld_EQ);
+  StringRef Linker = linkerKind(List);
   if (!List.hasArg(options::OPT_ld_path_EQ) &&
-      (Linker.empty() || Linker == "ulto")) {
+      (UseLd.empty() || UseLd == "ulto")) {
     useLdUlto(D, Args, Saver);
     Linker = "ulto";
   }
