@@ -11,7 +11,9 @@
 //      pipeline from the translation unit's paths and IR fingerprint;
 //   3. gives every function the types of -fsanitize=cfi-icall, at the same
 //      point (IndirectCallTypes.h);
-//   4. writes the optimised module as unified split-LTO-unit bitcode, with
+//   4. leaves to the link the loop transformations that slow code down once
+//      the link inlines it (deferLoopTransformsToLink);
+//   5. writes the optimised module as unified split-LTO-unit bitcode, with
 //      the name of its pipeline in a module flag (PreLinkPipeline.h).
 // Rejected: post-processing clang's bitcode (a second parse and the wrong
 // pipeline), and -funique-source-file-names (one source compiled twice
@@ -115,6 +117,35 @@ static void selectPreLinkPipeline(CodeGenOptions &CG,
   CG.UniqueSourceFileIdentifier.clear();
 }
 
+// What the Full pre-link leaves to the link (docs/Design.md has the
+// measurements and the rejected alternatives). These
+// transformations, run before the link-time inliner, made code slower once
+// the link inlined the function they had transformed, and every link
+// pipeline runs them again after its inliner:
+//  - SLP vectorisation: a small function's field updates, packed into a
+//    vector, stay in vector registers inside the caller's loop (SciMark2's
+//    Random_nextDouble, iotest's initA);
+//  - loop vectorisation that needs runtime alias checks: inlined, the checks
+//    stay, where the link vectorises the loop without them (IRSmk's
+//    rmatmult3); loops that need no checks are still vectorised here;
+//  - partial and runtime unrolling: the link-time vectoriser then works on
+//    unrolled loops (SimpleMOC's attenuate_fluxes); full unrolling stays.
+// A -mllvm value the compile gives explicitly wins. CodeGenOptions and
+// -fno-unroll-loops are not used for unrolling: clang turns the latter into
+// llvm.loop.unroll.disable metadata, which stops the link's unroller too.
+static void deferLoopTransformsToLink(CodeGenOptions &CG) {
+  CG.VectorizeSLP = false;
+  DenseMap<StringRef, cl::Option *> &Opts = cl::getRegisteredOptions();
+  auto SetUnlessGiven = [&](StringRef Name, StringRef Value) {
+    auto It = Opts.find(Name);
+    if (It != Opts.end() && It->second->getNumOccurrences() == 0)
+      It->second->addOccurrence(0, Name, Value);
+  };
+  SetUnlessGiven("vectorize-memory-check-threshold", "0");
+  SetUnlessGiven("unroll-runtime", "false");
+  SetUnlessGiven("unroll-allow-partial", "false");
+}
+
 // Adds ulto's passes at the start of the pipeline \p Act runs: the source
 // file identifier, and the indirect call types into \p Typed.
 static void addPipelineStartPasses(CompilerInstance &Clang,
@@ -186,6 +217,8 @@ bool runUnifiedPreLink(CompilerInstance &Clang,
 
   if (!prepareLikeClang(Clang))
     return false;
+  if (Options.Pipeline == UnifiedPipeline::Full)
+    deferLoopTransformsToLink(Clang.getCodeGenOpts());
   if (!Clang.ExecuteAction(*Act))
     return false;
   std::unique_ptr<llvm::Module> M = Act->takeModule();
