@@ -2,9 +2,10 @@
 //
 // A write that fails half-way (here: past RLIMIT_FSIZE, as a full disk would
 // fail it) leaves the path as it was and no temporary file beside it, whoever
-// is to remove the temporary file on a signal. Written in place of a donor
-// file, the file is the donor's inode; a donor that is not a regular file of
-// one link is left as it is.
+// is to remove the temporary file on a signal. A path that is not a file
+// (/dev/null, a FIFO) is written to, never replaced. Written in place of a
+// donor file, the file is the donor's inode; a donor that is not a regular file
+// of one link is left as it is.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,6 +18,10 @@
 #include "llvm/Support/Signals.h"
 #include "llvm/Testing/Support/SupportHelpers.h"
 #include "gtest/gtest.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 using namespace llvm;
 using namespace ulto;
@@ -49,6 +54,26 @@ TEST_P(AtomicFileTest, AFailedWriteKeepsWhatWasThere) {
   EXPECT_EQ(errorText(std::move(E)), "'" + Path + "': File too large");
   EXPECT_EQ(readFile(Path), "old");
   EXPECT_EQ(filesIn(Dir.path()), std::vector<std::string>{"out"});
+}
+
+// A FIFO (like /dev/null, not a file to replace) is written to, and stays.
+TEST_P(AtomicFileTest, AFIFOIsWrittenToNotReplaced) {
+  unittest::TempDir Dir("atomic", /*Unique=*/true);
+  std::string Path = (Dir.path() + "/fifo").str();
+  ASSERT_EQ(::mkfifo(Path.c_str(), 0600), 0);
+  // Its read end open first, so that the write neither blocks nor fails;
+  // the bytes fit the pipe's buffer.
+  int ReadEnd = ::open(Path.c_str(), O_RDONLY | O_NONBLOCK);
+  ASSERT_GE(ReadEnd, 0);
+  EXPECT_EQ(errorText(writeAtomically(Path, "through", GetParam())), "");
+  char Read[16] = {};
+  EXPECT_EQ(::read(ReadEnd, Read, sizeof(Read)), 7);
+  ::close(ReadEnd);
+  EXPECT_EQ(StringRef(Read), "through");
+  sys::fs::file_status Status;
+  ASSERT_FALSE(sys::fs::status(Path, Status));
+  EXPECT_EQ(Status.type(), sys::fs::file_type::fifo_file);
+  EXPECT_EQ(filesIn(Dir.path()), std::vector<std::string>{"fifo"});
 }
 
 TEST_P(AtomicFileTest, AnUncreatableFileIsAnErrorNamingIt) {

@@ -69,6 +69,18 @@ private:
   SmallString<128> Unregistered;
 };
 
+Error writeInPlace(StringRef Path, function_ref<void(raw_ostream &)> Write) {
+  std::error_code EC;
+  raw_fd_ostream OS(Path, EC, sys::fs::OF_None);
+  if (!EC) {
+    Write(OS);
+    OS.flush();
+    EC = OS.error();
+    OS.clear_error();
+  }
+  return EC ? createFileError(Path, EC) : Error::success();
+}
+
 } // namespace
 
 Error writeAtomically(StringRef Path, function_ref<void(raw_ostream &)> Write,
@@ -78,6 +90,12 @@ Error writeAtomically(StringRef Path, function_ref<void(raw_ostream &)> Write,
     outs().flush();
     return Error::success();
   }
+  // Not a file to replace (/dev/null, a FIFO): written to, as clang does.
+  // Renaming over it would replace a device with a file.
+  sys::fs::file_status Status;
+  if (!sys::fs::status(Path, Status) && sys::fs::exists(Status) &&
+      Status.type() != sys::fs::file_type::regular_file)
+    return writeInPlace(Path, Write);
   Expected<Temporary> Temp = Temporary::create(Path, Cleanup);
   if (!Temp)
     return createFileError(Path, Temp.takeError());
