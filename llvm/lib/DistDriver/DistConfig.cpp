@@ -249,6 +249,10 @@ Expected<DistConfig> readDistConfig(const opt::InputArgList &Args) {
   else
     addError(Errors, Progress.takeError());
   std::vector<std::string> Inputs = Args.getAllArgValues(OPT_INPUT);
+  // lld's recipe gives `dist` as a distributor argument; a build that puts
+  // its link flags on the line twice (zstd's Makefiles) gives it twice. lld
+  // names job lists "<output>.<pid>.dist-file.json", never "dist".
+  llvm::erase(Inputs, "dist");
   if (Inputs.size() != 1 && !Errors)
     addError(Errors, createStringError(
                          Inputs.empty() ? "no job list given"

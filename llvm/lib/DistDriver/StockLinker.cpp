@@ -107,6 +107,12 @@ void warnAboutStockLinker(StringRef Tool, const JobList &Jobs) {
              [](const LinkOption &O) { return O.Name == "relocatable"; }))
     Modules = readJobModulesPIC(Jobs);
   BackendOptions Missing = distributedBackendOptions(Options, Modules);
+  // A flag lld gives every job already (-ffunction-sections,
+  // -fdata-sections) is not missing.
+  llvm::erase_if(Missing.CompilerArgs, [&](const std::string &Arg) {
+    return StringRef(Arg).starts_with("-f") &&
+           is_contained(Jobs.CommonArgs, Arg);
+  });
   if (Missing.CompilerArgs.empty() && Missing.Errors.empty())
     return;
   std::vector<std::string> Parts;
