@@ -83,6 +83,7 @@ private:
   /// one warning, and the link stores no more.
   void store(StringRef Key, StringRef Object);
   Source executeJob(size_t I);
+  void describeKey(size_t I);
   /// Says why job \p I runs, under --explain.
   void explain(size_t I);
   /// Keeps what job \p I's key was made of, for a later link to explain.
@@ -378,6 +379,21 @@ void LinkBackends::store(StringRef Key, StringRef Object) {
        "; this link stores no more");
 }
 
+// What job \p I's key is made of, before its completed shard is written
+// (and dropped): asked again for jobs that run only, so that cache hits pay
+// nothing for explaining.
+void LinkBackends::describeKey(size_t I) {
+  std::optional<StringRef> Shard;
+  if (!CompletedShards[I].empty())
+    Shard = CompletedShards[I];
+  Expected<std::string> K = computeBackendKey(
+      List, List.Jobs[I], CompilerIdentity, Digests, Shard, &Components[I]);
+  if (!K || *K != Keys[I]) {
+    consumeError(K.takeError());
+    Components[I] = KeyComponents();
+  }
+}
+
 void LinkBackends::explain(size_t I) {
   if (!Opts.Explain || !Cache)
     return;
@@ -392,7 +408,7 @@ void LinkBackends::explain(size_t I) {
 }
 
 void LinkBackends::record(size_t I) {
-  if (CacheUnwritable)
+  if (CacheUnwritable || Components[I].Key.empty())
     return;
   // A record that cannot be written costs an explanation, not the link; the
   // cache's own warning says why.
@@ -401,6 +417,8 @@ void LinkBackends::record(size_t I) {
 }
 
 LinkBackends::Source LinkBackends::executeJob(size_t I) {
+  if (Cache && !Keys[I].empty())
+    describeKey(I);
   explain(I);
   return execute(I) ? Source::Executor : Source::None;
 }
@@ -476,8 +494,8 @@ bool LinkBackends::prepare(size_t I) {
   std::optional<StringRef> Shard;
   if (!CompletedShards[I].empty())
     Shard = CompletedShards[I];
-  Expected<std::string> K = computeBackendKey(List, Job, CompilerIdentity,
-                                              Digests, Shard, &Components[I]);
+  Expected<std::string> K =
+      computeBackendKey(List, Job, CompilerIdentity, Digests, Shard);
   if (K)
     Keys[I] = std::move(*K);
   else

@@ -69,15 +69,22 @@ private:
   SmallString<128> Unregistered;
 };
 
+// Writes through \p Write and reports the stream's error here, not from its
+// destructor (a fatal error).
+std::error_code writeStream(raw_fd_ostream &OS,
+                            function_ref<void(raw_ostream &)> Write) {
+  Write(OS);
+  OS.flush();
+  std::error_code EC = OS.error();
+  OS.clear_error();
+  return EC;
+}
+
 Error writeInPlace(StringRef Path, function_ref<void(raw_ostream &)> Write) {
   std::error_code EC;
   raw_fd_ostream OS(Path, EC, sys::fs::OF_None);
-  if (!EC) {
-    Write(OS);
-    OS.flush();
-    EC = OS.error();
-    OS.clear_error();
-  }
+  if (!EC)
+    EC = writeStream(OS, Write);
   return EC ? createFileError(Path, EC) : Error::success();
 }
 
@@ -102,11 +109,7 @@ Error writeAtomically(StringRef Path, function_ref<void(raw_ostream &)> Write,
   std::error_code EC;
   {
     raw_fd_ostream OS(Temp->fd(), /*shouldClose=*/false);
-    Write(OS);
-    OS.flush();
-    EC = OS.error();
-    // Reported here, not by the stream's destructor (a fatal error).
-    OS.clear_error();
+    EC = writeStream(OS, Write);
   }
   if (EC) {
     Temp->discard();
