@@ -3,6 +3,8 @@
 #include "ulto/Distributor/ExplainRun.h"
 
 #include "Common/ErrorText.h"
+#include "Common/Files.h"
+#include "ulto/Support/AtomicFile.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -99,7 +101,8 @@ protected:
 
   std::string recordFile() {
     std::error_code EC;
-    sys::fs::directory_iterator It(Cache.path("explain"), EC);
+    sys::fs::directory_iterator It(
+        Cache.path("explain-" + std::to_string(::getuid())), EC);
     return EC || It == sys::fs::directory_iterator() ? "" : It->path();
   }
 };
@@ -131,6 +134,23 @@ TEST_F(ExplainRecordsTest, ABadRecordIsNoRecord) {
   EXPECT_FALSE(Records.load("app", "main.o"));
 }
 
+// A link in the records' place (planted in a shared cache) is not followed:
+// nothing is written there, read from there or pruned there.
+TEST_F(ExplainRecordsTest, ALinkInTheirPlaceIsNotFollowed) {
+  unittest::TempDir Elsewhere{"explain-elsewhere", /*Unique=*/true};
+  ASSERT_FALSE(sys::fs::create_link(
+      Elsewhere.path(), Cache.path("explain-" + std::to_string(::getuid()))));
+  std::string Old(Elsewhere.path("old.json"));
+  ASSERT_EQ(errorText(writeAtomically(Old, "{}")), "");
+  EXPECT_NE(errorText(Records.save("app", "main.o", components())), "");
+  EXPECT_FALSE(Records.load("app", "main.o"));
+  Records.prune(std::chrono::seconds(1), 0);
+  Records.prune(std::chrono::seconds(0), 0);
+  EXPECT_TRUE(sys::fs::exists(Old));
+  EXPECT_EQ(test::filesIn(Elsewhere.path()),
+            std::vector<std::string>{"old.json"});
+}
+
 TEST_F(ExplainRecordsTest, PruningGoesByAgeThenCount) {
   // a.o written three hours ago, b.o two, c.o one.
   std::map<std::string, int> HoursAgo = {{"a.o", 3}, {"b.o", 2}, {"c.o", 1}};
@@ -141,7 +161,9 @@ TEST_F(ExplainRecordsTest, PruningGoesByAgeThenCount) {
   }
   auto Now = std::chrono::system_clock::now();
   std::error_code EC;
-  for (sys::fs::directory_iterator It(Cache.path("explain"), EC), End;
+  for (sys::fs::directory_iterator
+           It(Cache.path("explain-" + std::to_string(::getuid())), EC),
+       End;
        It != End && !EC; It.increment(EC)) {
     ErrorOr<std::unique_ptr<MemoryBuffer>> Bytes =
         MemoryBuffer::getFile(It->path());

@@ -2,14 +2,16 @@
 //
 // Records are JSON (llvm/Support/JSON.h), named by a BLAKE3 digest of the
 // link output's absolute path and the module's identity. They are read as
-// cache entries are (BackendCache.cpp): without following a link, and only
-// when the user owns them; a record that does not parse is no record. At
-// worst a bad record makes a wrong explanation, never a wrong object.
+// cache entries are (BackendCache.h's checkEntry): without following a link,
+// and only when the user owns them; a record that does not parse is no record.
+// At worst a bad record makes a wrong explanation, never a wrong object.
 //
 //===----------------------------------------------------------------------===//
 
 #include "ulto/Distributor/ExplainRun.h"
+#include "ulto/Distributor/BackendCache.h"
 #include "ulto/Support/AtomicFile.h"
+#include "ulto/Support/RuntimeDirectory.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallString.h"
@@ -165,10 +167,20 @@ static bool fromJSON(const json::Value &V, KeyComponents &C, json::Path P) {
   return true;
 }
 
+// Each user's records are in a directory of the user's own, private: in a
+// cache others can write, another user's "explain" (or a link of that name
+// to a directory of the user's) must not receive, give or prune records.
 ExplainRecords::ExplainRecords(std::string CacheDirectory) {
   SmallString<128> Dir(CacheDirectory);
-  sys::path::append(Dir, "explain");
+  sys::path::append(Dir, "explain-" + std::to_string(::getuid()));
   Directory = std::string(Dir);
+}
+
+// Whether the directory is there and the user's, not through a link.
+static bool isOwnDirectory(StringRef Directory) {
+  struct stat Status;
+  return ::lstat(Directory.str().c_str(), &Status) == 0 &&
+         S_ISDIR(Status.st_mode) && Status.st_uid == ::getuid();
 }
 
 std::string ExplainRecords::path(StringRef LinkerOutput,
@@ -185,11 +197,10 @@ std::string ExplainRecords::path(StringRef LinkerOutput,
   return std::string(Path);
 }
 
-// Records are small; a larger file is not one.
-constexpr off_t MaxRecordSize = 16 << 20;
-
 std::optional<KeyComponents> ExplainRecords::load(StringRef LinkerOutput,
                                                   StringRef Module) const {
+  if (!isOwnDirectory(Directory))
+    return std::nullopt;
   std::string Path = path(LinkerOutput, Module);
   int FD = ::open(Path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
   if (FD < 0)
@@ -197,8 +208,8 @@ std::optional<KeyComponents> ExplainRecords::load(StringRef LinkerOutput,
   struct stat Status;
   ErrorOr<std::unique_ptr<MemoryBuffer>> Bytes =
       make_error_code(std::errc::permission_denied);
-  if (::fstat(FD, &Status) == 0 && S_ISREG(Status.st_mode) &&
-      Status.st_uid == ::geteuid() && Status.st_size <= MaxRecordSize)
+  if (::fstat(FD, &Status) == 0 &&
+      checkEntry(Status, ::geteuid(), std::nullopt) == EntryCheck::Trusted)
     Bytes = MemoryBuffer::getOpenFile(FD, Path, Status.st_size,
                                       /*RequiresNullTerminator=*/false);
   ::close(FD);
@@ -218,9 +229,8 @@ std::optional<KeyComponents> ExplainRecords::load(StringRef LinkerOutput,
 
 Error ExplainRecords::save(StringRef LinkerOutput, StringRef Module,
                            const KeyComponents &Components) const {
-  if (std::error_code EC = sys::fs::create_directory(Directory))
-    return createStringError(EC, "cannot create '%s': %s", Directory.c_str(),
-                             EC.message().c_str());
+  if (Error E = makePrivateDirectory(Directory))
+    return createFileError(Directory, std::move(E));
   return writeAtomically(
       path(LinkerOutput, Module),
       [&](raw_ostream &OS) { OS << toJSON(Components); },
@@ -229,6 +239,8 @@ Error ExplainRecords::save(StringRef LinkerOutput, StringRef Module,
 
 void ExplainRecords::prune(std::chrono::seconds Expiration,
                            size_t MaxFiles) const {
+  if (!isOwnDirectory(Directory))
+    return;
   auto Now = std::chrono::system_clock::now();
   std::vector<std::pair<sys::TimePoint<>, std::string>> Records;
   std::error_code EC;

@@ -6,8 +6,9 @@
 // module's bytes, the imported modules' bytes and the index shard
 // (CacheKey.h): the reason is the component that changed since the last link
 // of the same output ran the job here. Each job that runs leaves its
-// components in the cache directory (explain/, one small file per link
-// output and module, pruned with the cache) for the next link to compare.
+// components in the cache directory (explain-<uid>/, private to the user,
+// one small file per link output and module, pruned with the cache) for the
+// next link to compare.
 //
 //===----------------------------------------------------------------------===//
 
