@@ -206,11 +206,15 @@ TEST_F(DistributorTest, CompilerIsAskedOnceBesideTheShards) {
 
 TEST_F(DistributorTest, DamagedEntryIsCountedAndRebuilt) {
   run();
-  // Damage one entry: flip a byte of its object.
+  // Damage one entry: flip a byte of its object. The cache directory also
+  // holds the timestamp, the lock and the explain records.
+  std::string Entry;
   std::error_code EC;
-  sys::fs::directory_iterator It(Cache->directory(), EC);
-  ASSERT_FALSE(EC);
-  std::string Entry = It->path();
+  for (sys::fs::directory_iterator It(Cache->directory(), EC), End;
+       It != End && !EC && Entry.empty(); It.increment(EC))
+    if (sys::path::filename(It->path()).starts_with("llvmcache-"))
+      Entry = It->path();
+  ASSERT_FALSE(Entry.empty());
   std::string Bytes = readFile(Entry);
   Bytes[0] ^= 1;
   writeFile(Entry, Bytes);
