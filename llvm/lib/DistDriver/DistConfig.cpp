@@ -31,10 +31,13 @@ static Expected<std::string> readWhole(StringRef Path, StringRef What) {
   return (*Buffer)->getBuffer().str();
 }
 
-// The server and how to reach it, from --remote and its companions.
+// The server and how to reach it, from --remote or --remote-cache, and
+// their companions.
 static Expected<RemoteConfig> remoteConfig(const opt::InputArgList &ArgList) {
   Expected<RemoteConfig> Config =
-      parseRemoteURL(ArgList.getLastArgValue(OPT_remote));
+      ArgList.hasArg(OPT_remote)
+          ? parseRemoteURL(ArgList.getLastArgValue(OPT_remote))
+          : parseRemoteCacheURL(ArgList.getLastArgValue(OPT_remote_cache));
   if (!Config)
     return Config.takeError();
   Config->Instance = ArgList.getLastArgValue(OPT_remote_instance).str();
@@ -76,8 +79,9 @@ static Expected<RemoteConfig> remoteConfig(const opt::InputArgList &ArgList) {
       continue;
     if (!Config->TLS)
       return createStringError(
-          "--%s needs a grpcs:// remote",
-          A->getOption().getName().drop_back().str().c_str());
+          "--%s needs a %s", A->getOption().getName().drop_back().str().c_str(),
+          ArgList.hasArg(OPT_remote) ? "grpcs:// remote"
+                                     : "grpcs:// or https:// remote cache");
     Expected<std::string> Text = readWhole(A->getValue(), File.What);
     if (!Text)
       return Text.takeError();
@@ -223,6 +227,30 @@ static Error readCache(const opt::InputArgList &Args, DistConfig &Config) {
   return Error::success();
 }
 
+// --remote-cache and its companions.
+static Error readRemoteCache(const opt::InputArgList &Args,
+                             DistConfig &Config) {
+  Config.RemoteCacheReadOnly = Args.hasArg(OPT_remote_cache_read_only);
+  if (!Args.hasArg(OPT_remote_cache))
+    return Config.RemoteCacheReadOnly
+               ? createStringError("--remote-cache-read-only needs "
+                                   "--remote-cache=<url>")
+               : Error::success();
+  if (Args.hasArg(OPT_remote))
+    return createStringError("--remote-cache is for links without --remote: "
+                             "a farm's own action cache serves its jobs");
+  unsigned Seconds = Config.RemoteCacheTimeout.count();
+  if (Error E = parseCount(Args, OPT_remote_cache_timeout, Seconds))
+    return E;
+  Config.RemoteCacheTimeout = std::chrono::seconds(Seconds);
+  Expected<RemoteConfig> Cache = remoteConfig(Args);
+  if (!Cache)
+    return Cache.takeError();
+  Config.RemoteCache = std::move(*Cache);
+  // The actions are named as a farm's link names them.
+  return readRemoteOptions(Args, Config.RemoteOptions);
+}
+
 Expected<DistConfig> readDistConfig(const opt::InputArgList &Args) {
   Error Errors = dist::unknownArguments(Args);
   DistConfig Config;
@@ -232,6 +260,7 @@ Expected<DistConfig> readDistConfig(const opt::InputArgList &Args) {
       return joinErrors(std::move(Errors), Remote.takeError());
     Config.Remote = std::move(*Remote);
   }
+  addError(Errors, readRemoteCache(Args, Config));
   if (Args.hasArg(OPT_serve_workers))
     addError(Errors, createStringError("--serve-workers= is the worker "
                                        "service's own option, and comes "

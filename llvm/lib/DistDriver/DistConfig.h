@@ -17,6 +17,7 @@
 #include "llvm/Support/Error.h"
 #include "llvm/Support/StringSaver.h"
 
+#include <chrono>
 #include <optional>
 #include <string>
 #include <sys/types.h>
@@ -60,6 +61,10 @@ struct DistConfig {
   unsigned WaitLimit = 600;
   ExecutorKind Executor;
   std::optional<RemoteConfig> Remote;
+  /// A team's cache without a farm (RemoteCache.h).
+  std::optional<RemoteConfig> RemoteCache;
+  bool RemoteCacheReadOnly = false;
+  std::chrono::seconds RemoteCacheTimeout{10};
   bool CheckRemote;
   RemoteExecutorOptions RemoteOptions;
   unsigned RemoteJobs = 32;

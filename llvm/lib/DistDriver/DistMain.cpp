@@ -106,13 +106,35 @@ static Expected<CacheAccess> openCache(const DistConfig &Config) {
   return Shared;
 }
 
+// The team's cache that the command line names, or null: a link does not
+// fail for want of it.
+static std::unique_ptr<RemoteCache> openRemoteCache(const DistConfig &Config) {
+  if (!Config.RemoteCache)
+    return nullptr;
+  RemoteCacheOptions Options;
+  Options.Remote = Config.RemoteOptions;
+  Options.Remote.Server = *Config.RemoteCache;
+  Options.ReadOnly = Config.RemoteCacheReadOnly;
+  Options.Timeout = Config.RemoteCacheTimeout;
+  Expected<const RemotePlugin &> Plugin = remotePlugin();
+  Expected<std::unique_ptr<RemoteCache>> Connected =
+      Plugin ? Plugin->ConnectCache(std::move(Options))
+             : Expected<std::unique_ptr<RemoteCache>>(Plugin.takeError());
+  if (Connected)
+    return std::move(*Connected);
+  writeMessage(errs(), DistToolName, MessageKind::Warning,
+               toString(Connected.takeError()) +
+                   "; this link goes on without the remote cache");
+  return nullptr;
+}
+
 } // namespace
 
 // The options of the run, decided once, from the command line, the cache
 // and where the jobs run.
 static DistOptions runtimeOptions(const DistConfig &Config,
                                   const CacheAccess &Cache,
-                                  const Executors &Exec) {
+                                  const Executors &Exec, RemoteCache *Remote) {
   DistOptions Opts;
   // Remote jobs wait on the network, not on this machine's cores.
   Opts.Parallelism = Exec.Remote ? Config.RemoteJobs : Config.Parallelism;
@@ -120,6 +142,7 @@ static DistOptions runtimeOptions(const DistConfig &Config,
   Opts.WaitLimit = std::chrono::seconds(Config.WaitLimit);
   Opts.Cache = Cache.Cache.get();
   Opts.CacheReadOnly = Cache.ReadOnly;
+  Opts.Remote = Remote;
   if (Cache.Running)
     Opts.Running = &*Cache.Running;
   Opts.AskVersion = Exec.Local->versionProbe();
@@ -153,16 +176,19 @@ static Error describeJobs(const DistConfig &Config, const JobList &List) {
 
 // The trace and the summary line; the exit status.
 static int report(const DistConfig &Config, const DistSummary &Summary,
-                  const Executor &Exec) {
+                  const Executor &Exec, const RemoteCache *Remote) {
   bool Ok = Summary.Failed == 0;
   if (Error E = writeTrace(Config)) {
     reportErrors(DistToolName, std::move(E));
     Ok = false;
   }
+  std::string Report = Exec.report();
+  if (Remote)
+    Report += (Report.empty() ? "" : "; ") + Remote->name() + ": " +
+              Remote->counts().format();
   // One write: concurrent links may share a stderr (unbuffered).
   if (!Config.Quiet)
-    errs() << (DistToolName + ": " +
-               Summary.format(Exec.name(), Exec.report()) + "\n")
+    errs() << (DistToolName + ": " + Summary.format(Exec.name(), Report) + "\n")
                   .str();
   return Ok ? 0 : 1;
 }
@@ -390,6 +416,7 @@ static int runDist(ArrayRef<const char *> Args,
   }();
   if (!Exec)
     return reportErrors(DistToolName, Exec.takeError());
+  std::unique_ptr<RemoteCache> Remote = openRemoteCache(*Config);
 
   // The backends, the trace, the summary; the link uses the objects only
   // after a zero exit.
@@ -397,10 +424,16 @@ static int runDist(ArrayRef<const char *> Args,
     TerminalStatus Status(errs(), DistToolName, Config->Progress,
                           List->Jobs.size());
     return runBackends(*List, Exec->chosen(),
-                       runtimeOptions(*Config, *Cache, *Exec), Status);
+                       runtimeOptions(*Config, *Cache, *Exec, Remote.get()),
+                       Status);
   }();
+  if (Remote) {
+    TimeTraceScope Scope("finish the uploads");
+    for (const std::string &Warning : Remote->finish())
+      writeMessage(errs(), DistToolName, MessageKind::Warning, Warning);
+  }
   Whole.reset();
-  int Code = report(*Config, Summary, Exec->chosen());
+  int Code = report(*Config, Summary, Exec->chosen(), Remote.get());
   if (Finished)
     Finished(Code);
   return Code;

@@ -30,6 +30,8 @@ std::string DistSummary::format(StringRef ExecutorName,
   std::string Line;
   raw_string_ostream OS(Line);
   OS << Jobs << (Jobs == 1 ? " job: " : " jobs: ") << CacheHits << " cached, ";
+  if (RemoteHits)
+    OS << RemoteHits << " from the remote cache, ";
   if (FromOtherLinks)
     OS << FromOtherLinks << " waited on another link, ";
   OS << Executed << " executed, " << Failed << " failed (" << ExecutorName
@@ -66,7 +68,13 @@ public:
   DistSummary run();
 
   /// Where a job's object came from.
-  enum class Source { Cache, OtherLink, Executor, None /* failed */ };
+  enum class Source {
+    Cache,
+    RemoteCache,
+    OtherLink,
+    Executor,
+    None /* failed */
+  };
   enum class Lookup { Miss, Hit, Failed };
 
 private:
@@ -79,6 +87,9 @@ private:
   std::optional<Source> produceShared(size_t I, bool MayDefer);
   /// Writes the job's object from the cache when the cache has it.
   Lookup lookup(size_t I);
+  /// Writes the job's object from the remote cache when it has one fit to
+  /// link, and keeps it in the local cache.
+  Lookup lookupRemote(size_t I);
   /// Stores an object; a cache that cannot be written (full, read-only) is
   /// one warning, and the link stores no more.
   void store(StringRef Key, StringRef Object);
@@ -346,6 +357,8 @@ bool LinkBackends::execute(size_t I) {
     store(Keys[I], Object->getBuffer());
     record(I);
   }
+  if (Opts.Remote)
+    Opts.Remote->store(List, Job, Object->getBuffer().str());
   return true;
 }
 
@@ -361,6 +374,31 @@ LinkBackends::Lookup LinkBackends::lookup(size_t I) {
   if (!Object || checkBackendObject(*Object, Targets[I]))
     return Lookup::Miss;
   return writeOutput(Job, Object->getBuffer()) ? Lookup::Hit : Lookup::Failed;
+}
+
+LinkBackends::Lookup LinkBackends::lookupRemote(size_t I) {
+  const BackendJob &Job = List.Jobs[I];
+  RemoteLookup Found;
+  {
+    TimeTraceScope Scope("remote cache lookup", Job.module());
+    Found = Opts.Remote->lookup(List, Job);
+  }
+  if (!Found.Warning.empty())
+    warn(Found.Warning);
+  if (!Found.Object)
+    return Lookup::Miss;
+  if (Error E = checkBackendObject(MemoryBufferRef(*Found.Object, Job.output()),
+                                   Targets[I])) {
+    Opts.Remote->rejected(Job);
+    warn(Opts.Remote->name() + ": its object for '" + Job.module() + "' " +
+         toString(std::move(E)) + "; running the job");
+    return Lookup::Miss;
+  }
+  if (!writeOutput(Job, *Found.Object))
+    return Lookup::Failed;
+  if (!Keys[I].empty())
+    store(Keys[I], *Found.Object);
+  return Lookup::Hit;
 }
 
 void LinkBackends::store(StringRef Key, StringRef Object) {
@@ -419,6 +457,13 @@ void LinkBackends::record(size_t I) {
 LinkBackends::Source LinkBackends::executeJob(size_t I) {
   if (Cache && !Keys[I].empty())
     describeKey(I);
+  if (Opts.Remote) {
+    // The remote names the job by its action, which holds the completed
+    // shard.
+    writeCompletedShard(I);
+    if (Lookup L = lookupRemote(I); L != Lookup::Miss)
+      return L == Lookup::Hit ? Source::RemoteCache : Source::None;
+  }
   explain(I);
   return execute(I) ? Source::Executor : Source::None;
 }
@@ -546,8 +591,10 @@ bool LinkBackends::runJob(size_t I, bool MayDefer) {
           .count();
 
   std::lock_guard<std::mutex> Lock(Mutex);
-  Status.jobFinished(*From == Source::Cache || *From == Source::OtherLink);
+  Status.jobFinished(*From == Source::Cache || *From == Source::OtherLink ||
+                     *From == Source::RemoteCache);
   Summary.CacheHits += *From == Source::Cache;
+  Summary.RemoteHits += *From == Source::RemoteCache;
   Summary.FromOtherLinks += *From == Source::OtherLink;
   if (Seconds > Summary.SlowestSeconds) {
     Summary.SlowestSeconds = Seconds;

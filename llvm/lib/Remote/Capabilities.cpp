@@ -43,6 +43,8 @@ fetchCapabilities(const Connection &Server,
         static_cast<reapi::DigestFunction::Value>(Function)));
   Result.MaxBatchTotalSizeBytes = Cache.max_batch_total_size_bytes();
   Result.ExecutionEnabled = Reply.execution_capabilities().exec_enabled();
+  Result.ActionCacheUpdates =
+      Cache.action_cache_update_capabilities().update_enabled();
   Result.LowAPIVersion = version(Reply.low_api_version());
   Result.HighAPIVersion = version(Reply.high_api_version());
   const build::bazel::semver::SemVer &High = Reply.high_api_version();

@@ -18,7 +18,6 @@ constexpr size_t ChunkBytes = 1 << 20;
 constexpr int64_t DefaultBatchBytes = 4 << 20;
 // A batch entry's framing around its bytes, generously.
 constexpr int64_t EntryOverhead = 256;
-constexpr std::chrono::minutes TransferDeadline(10);
 
 reapi::Digest digestOf(StringRef Bytes) {
   reapi::Digest D;
@@ -32,8 +31,9 @@ static std::string resourceDigest(const reapi::Digest &D) {
   return "blobs/" + D.hash() + "/" + std::to_string(D.size_bytes());
 }
 
-ContentStore::ContentStore(const Connection &Server, int64_t MaxBatchBytes)
-    : Server(Server),
+ContentStore::ContentStore(const Connection &Server, int64_t MaxBatchBytes,
+                           std::chrono::milliseconds TransferDeadline)
+    : Server(Server), TransferDeadline(TransferDeadline),
       MaxBatchBytes(MaxBatchBytes > 0 ? MaxBatchBytes : DefaultBatchBytes),
       CAS(reapi::ContentAddressableStorage::NewStub(Server.channel())),
       ByteStream(google::bytestream::ByteStream::NewStub(Server.channel())) {}

@@ -21,6 +21,7 @@
 #include "llvm/ADT/StringMap.h"
 
 #include <atomic>
+#include <chrono>
 #include <future>
 #include <mutex>
 #include <string>
@@ -45,7 +46,10 @@ constexpr int64_t MaxBlobBytes = int64_t(4) << 30;
 
 class ContentStore {
 public:
-  ContentStore(const Connection &Server, int64_t MaxBatchBytes);
+  /// Each call fails after \p TransferDeadline.
+  ContentStore(
+      const Connection &Server, int64_t MaxBatchBytes,
+      std::chrono::milliseconds TransferDeadline = std::chrono::minutes(10));
 
   /// Makes every blob of \p Blobs present on the server.
   grpc::Status upload(llvm::ArrayRef<const Blob *> Blobs,
@@ -70,6 +74,7 @@ private:
                           llvm::StringRef ActionId);
 
   const Connection &Server;
+  std::chrono::milliseconds TransferDeadline;
   int64_t MaxBatchBytes;
   std::unique_ptr<reapi::ContentAddressableStorage::Stub> CAS;
   std::unique_ptr<google::bytestream::ByteStream::Stub> ByteStream;

@@ -30,6 +30,32 @@ Expected<RemoteConfig> parseRemoteURL(StringRef URL) {
   return Config;
 }
 
+Expected<RemoteConfig> parseRemoteCacheURL(StringRef URL) {
+  StringRef Rest = URL;
+  bool TLS = Rest.consume_front("https://");
+  if (!TLS && !Rest.consume_front("http://")) {
+    if (URL.starts_with("grpc://") || URL.starts_with("grpcs://"))
+      return parseRemoteURL(URL);
+    return createStringError("invalid remote cache '%s': expected "
+                             "grpc[s]://host:port or http[s]://host[:port]"
+                             "[/path]",
+                             URL.str().c_str());
+  }
+  StringRef Host = Rest.take_until([](char C) { return C == '/'; });
+  bool Printable = all_of(URL, [](char C) { return C > 0x20 && C < 0x7f; });
+  if (Host.empty() || Host.starts_with(":") || !Printable ||
+      URL.find_first_of("?#") != StringRef::npos)
+    return createStringError("invalid remote cache '%s': expected "
+                             "http[s]://host[:port][/path], without a query",
+                             URL.str().c_str());
+  RemoteConfig Config;
+  Config.URL = URL.str();
+  Config.Target = URL.rtrim('/').str();
+  Config.TLS = TLS;
+  Config.HTTP = true;
+  return Config;
+}
+
 Expected<std::pair<std::string, std::string>>
 parseRemoteHeader(StringRef Header) {
   auto [Name, Value] = Header.split('=');

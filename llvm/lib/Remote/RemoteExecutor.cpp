@@ -4,12 +4,10 @@
 
 #include "Connection.h"
 #include "ContentStore.h"
-#include "InputTree.h"
+#include "RemoteAction.h"
 #include "RemoteDecision.h"
 #include "ResumedExecution.h"
-#include "ShippedToolchain.h"
 
-#include "HermeticJob.h"
 #include "ulto/Distributor/CacheKey.h"
 #include "ulto/Distributor/ObjectCheck.h"
 #include "ulto/LocalExecution/CrashReport.h"
@@ -59,15 +57,6 @@ private:
   unsigned Free;
 };
 
-/// One job as an action: everything needed to run it remotely.
-struct Action {
-  HermeticJob Job;
-  std::string Compiler;    // As the worker names it.
-  std::vector<Blob> Blobs; // Inputs, directories, command, action.
-  reapi::Digest Digest;    // The Action's.
-  uint64_t InputBytes = 0; // Of the job's own inputs.
-};
-
 /// How one remote attempt ended, when it got an answer.
 struct Outcome {
   reapi::ActionResult Result;
@@ -85,23 +74,11 @@ struct RemoteJob {
   const JobList &List;
   const BackendJob &Job;
   RemoteAttempt Attempt;
-  std::optional<Action> A;
+  std::optional<RemoteAction> A;
   Outcome Out;
   /// What went wrong remotely, in the remote's words.
   std::string Why;
 };
-
-std::string formatBytes(uint64_t Bytes) {
-  std::string S;
-  raw_string_ostream OS(S);
-  if (Bytes < 1024)
-    OS << Bytes << " B";
-  else if (Bytes < 1024 * 1024)
-    OS << format("%.1f KiB", Bytes / 1024.0);
-  else
-    OS << format("%.1f MiB", Bytes / (1024.0 * 1024.0));
-  return S;
-}
 
 } // namespace
 
@@ -114,24 +91,13 @@ struct RemoteExecutor::Impl {
         ActionCache(reapi::ActionCache::NewStub(this->Server.channel())),
         Execution(reapi::Execution::NewStub(this->Server.channel())),
         LocalSlots(hardware_concurrency(this->Options.LocalJobs)
-                       .compute_thread_count()) {
-    // Every action names the same platform, its properties in name order.
-    auto Properties = this->Options.Platform;
-    llvm::sort(Properties);
-    for (const auto &[Name, Value] : Properties) {
-      reapi::Platform::Property *P = Platform.add_properties();
-      P->set_name(Name);
-      P->set_value(Value);
-    }
-  }
+                       .compute_thread_count()),
+        Actions(this->Options, this->Capabilities.OutputPaths) {}
 
-  Expected<Action> prepare(const JobList &List, const BackendJob &Job);
-  Error prepareToolchain(StringRef Compiler);
-  void addActionBlobs(Action &A, const reapi::Digest &Root);
-  grpc::Status attempt(Action &A, Outcome &Out);
-  grpc::Status execute(Action &A, Outcome &Out, bool SkipCache);
-  std::string fetchOutput(const reapi::ActionResult &Result, Action &A);
-  std::string remoteCommand(const Action &A) const;
+  grpc::Status attempt(RemoteAction &A, Outcome &Out);
+  grpc::Status execute(RemoteAction &A, Outcome &Out, bool SkipCache);
+  std::string fetchOutput(const reapi::ActionResult &Result, RemoteAction &A);
+  std::string remoteCommand(const RemoteAction &A) const;
   ExecutionResult runLocally(const JobList &List, const BackendJob &Job);
   ExecutionResult checkedObject(RemoteJob &R);
   RemoteDecision decide(const RemoteAttempt &Attempt);
@@ -146,13 +112,7 @@ struct RemoteExecutor::Impl {
   std::unique_ptr<reapi::ActionCache::Stub> ActionCache;
   std::unique_ptr<reapi::Execution::Stub> Execution;
   Slots LocalSlots;
-  reapi::Platform Platform;
-  FileDigestMemo<reapi::Digest> Files{digestOf}; // SHA-256.
-
-  std::once_flag ToolchainOnce; // Sets the three members below.
-  std::string ToolchainError;
-  std::optional<ShippedToolchain> Toolchain;
-  std::vector<reapi::Digest> ToolchainDigests;
+  ActionBuilder Actions;
 
   std::atomic<bool> Down{false};
   std::atomic<unsigned> Executed{0}, CacheHits{0}, RanLocally{0};
@@ -160,119 +120,11 @@ struct RemoteExecutor::Impl {
   std::atomic<uint64_t> InputBytes{0};
 };
 
-Expected<Action> RemoteExecutor::Impl::prepare(const JobList &List,
-                                               const BackendJob &Job) {
-  Action A;
-  // The CAS digests name the files in the input root too.
-  Expected<HermeticJob> Hermetic =
-      makeHermetic(List, Job, [&](StringRef Path) -> Expected<std::string> {
-        Expected<reapi::Digest> D = Files.get(Path);
-        if (!D)
-          return D.takeError();
-        return D->hash();
-      });
-  if (!Hermetic)
-    return Hermetic.takeError();
-  A.Job = std::move(*Hermetic);
-
-  std::vector<TreeFile> Tree;
-  for (const HermeticJob::File &F : A.Job.Files) {
-    Expected<reapi::Digest> D = Files.get(F.LocalPath);
-    if (!D)
-      return D.takeError();
-    Tree.push_back({F.Path, *D, false});
-    Blob B;
-    B.Digest = *D;
-    B.Path = F.LocalPath;
-    A.Blobs.push_back(std::move(B));
-    A.InputBytes += D->size_bytes();
-  }
-  Blob Shard;
-  Shard.Bytes = A.Job.Shard;
-  Shard.Digest = digestOf(Shard.Bytes);
-  Tree.push_back({A.Job.ShardPath, Shard.Digest, false});
-  A.InputBytes += Shard.Bytes.size();
-  A.Blobs.push_back(std::move(Shard));
-
-  std::string Compiler =
-      Options.Compiler.empty() ? List.compiler().str() : Options.Compiler;
-  if (Options.ShipCompiler) {
-    std::call_once(ToolchainOnce, [&] {
-      if (Error E = prepareToolchain(List.compiler()))
-        ToolchainError = toString(std::move(E));
-    });
-    if (!Toolchain)
-      return createStringError(ToolchainError);
-    Compiler = Toolchain->Compiler;
-    for (auto [File, D] : zip_equal(Toolchain->Files, ToolchainDigests)) {
-      Tree.push_back({File.Path, D, File.Executable});
-      Blob B;
-      B.Digest = D;
-      B.Path = File.LocalPath;
-      A.Blobs.push_back(std::move(B));
-    }
-  }
-
-  A.Compiler = Compiler;
-  // clang's reproducers of a crash would stay on the worker's disk, named as
-  // if they were here; the job rerun here writes them where the user looks.
-  A.Job.Args.push_back("-fno-crash-diagnostics");
-  InputTree Root = buildInputTree(Tree);
-  append_range(A.Blobs, Root.Directories);
-  addActionBlobs(A, Root.Root);
-  return A;
-}
-
-// The Command and the Action of \p A, whose input root is \p Root, as
-// blobs; the Action's digest is \p A's.
-void RemoteExecutor::Impl::addActionBlobs(Action &A,
-                                          const reapi::Digest &Root) {
-  reapi::Command Command;
-  Command.add_arguments(A.Compiler);
-  for (const std::string &Arg : A.Job.Args)
-    Command.add_arguments(Arg);
-  if (Capabilities.OutputPaths)
-    Command.add_output_paths(A.Job.OutputPath);
-  else
-    Command.add_output_files(A.Job.OutputPath);
-  *Command.mutable_platform() = Platform;
-  Blob CommandBlob;
-  CommandBlob.Bytes = Command.SerializeAsString();
-  CommandBlob.Digest = digestOf(CommandBlob.Bytes);
-
-  reapi::Action Message;
-  *Message.mutable_command_digest() = CommandBlob.Digest;
-  *Message.mutable_input_root_digest() = Root;
-  Message.mutable_timeout()->set_seconds(Options.Timeout.count());
-  *Message.mutable_platform() = Platform;
-  A.Blobs.push_back(std::move(CommandBlob));
-  Blob ActionBlob;
-  ActionBlob.Bytes = Message.SerializeAsString();
-  ActionBlob.Digest = digestOf(ActionBlob.Bytes);
-  A.Digest = ActionBlob.Digest;
-  A.Blobs.push_back(std::move(ActionBlob));
-}
-
-// Under ToolchainOnce: hashes the shipped files once for all jobs.
-Error RemoteExecutor::Impl::prepareToolchain(StringRef Compiler) {
-  Expected<ShippedToolchain> Found = findShippedToolchain(Compiler);
-  if (!Found)
-    return Found.takeError();
-  for (const ShippedFile &File : Found->Files) {
-    Expected<reapi::Digest> D = Files.get(File.LocalPath);
-    if (!D)
-      return D.takeError();
-    ToolchainDigests.push_back(*D);
-  }
-  Toolchain = std::move(*Found);
-  return Error::success();
-}
-
 static grpc::Status fromRPCStatus(const google::rpc::Status &S) {
   return grpc::Status(static_cast<grpc::StatusCode>(S.code()), S.message());
 }
 
-grpc::Status RemoteExecutor::Impl::execute(Action &A, Outcome &Out,
+grpc::Status RemoteExecutor::Impl::execute(RemoteAction &A, Outcome &Out,
                                            bool SkipCache) {
   std::vector<const Blob *> Blobs;
   for (const Blob &B : A.Blobs)
@@ -318,7 +170,7 @@ grpc::Status RemoteExecutor::Impl::execute(Action &A, Outcome &Out,
 }
 
 // One attempt; \p Out starts empty.
-grpc::Status RemoteExecutor::Impl::attempt(Action &A, Outcome &Out) {
+grpc::Status RemoteExecutor::Impl::attempt(RemoteAction &A, Outcome &Out) {
   // The action cache first: a hit needs no uploads at all.
   reapi::GetActionResultRequest Request;
   Request.set_instance_name(Server.config().Instance);
@@ -366,7 +218,7 @@ grpc::Status RemoteExecutor::Impl::attempt(Action &A, Outcome &Out) {
 
 // The action's stdout and stderr, for a job that failed.
 std::string RemoteExecutor::Impl::fetchOutput(const reapi::ActionResult &R,
-                                              Action &A) {
+                                              RemoteAction &A) {
   std::string Output = R.stdout_raw() + R.stderr_raw();
   for (const reapi::Digest *D : {&R.stdout_digest(), &R.stderr_digest()}) {
     std::string Bytes;
@@ -377,7 +229,7 @@ std::string RemoteExecutor::Impl::fetchOutput(const reapi::ActionResult &R,
 }
 
 // The command as the worker ran it, quoted for a shell.
-std::string RemoteExecutor::Impl::remoteCommand(const Action &A) const {
+std::string RemoteExecutor::Impl::remoteCommand(const RemoteAction &A) const {
   std::string Command;
   raw_string_ostream OS(Command);
   OS << A.Compiler;
@@ -437,7 +289,7 @@ RemoteDecision RemoteExecutor::Impl::decide(const RemoteAttempt &Attempt) {
 // Prepares the action the first time, backs off before a retry, then calls.
 void RemoteExecutor::Impl::attemptOnce(RemoteJob &R) {
   if (!R.A) {
-    Expected<Action> Prepared = prepare(R.List, R.Job);
+    Expected<RemoteAction> Prepared = Actions.build(R.List, R.Job);
     if (!Prepared) {
       R.Attempt.Kind = RemoteAttempt::NotPrepared;
       R.Why = toString(Prepared.takeError());

@@ -20,6 +20,7 @@ capabilities(const RemoteConfig &Config, std::chrono::milliseconds Deadline) {
 }
 
 extern "C" const RemotePlugin *ultoRemotePlugin() {
-  static const RemotePlugin Plugin = {connect, capabilities};
+  static const RemotePlugin Plugin = {connect, capabilities,
+                                      connectRemoteCache};
   return &Plugin;
 }

@@ -3,6 +3,7 @@
 #include "ulto/Support/Message.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/WithColor.h"
 
 using namespace llvm;
@@ -58,6 +59,18 @@ int reportErrors(StringRef Tool, Error Errors) {
     writeMessage(errs(), Tool, MessageKind::Error, E.message());
   });
   return 1;
+}
+
+std::string formatBytes(uint64_t Bytes) {
+  std::string S;
+  raw_string_ostream OS(S);
+  if (Bytes < 1024)
+    OS << Bytes << " B";
+  else if (Bytes < 1024 * 1024)
+    OS << format("%.1f KiB", Bytes / 1024.0);
+  else
+    OS << format("%.1f MiB", Bytes / (1024.0 * 1024.0));
+  return S;
 }
 
 std::string withoutControls(StringRef Text) {

@@ -77,6 +77,18 @@ def serve_workers : Joined<["--"], "serve-workers=">, MetaVarName<"<name>">,
 def remote : Joined<["--"], "remote=">, MetaVarName<"<url>">,
              HelpText<"Run the jobs on this REAPI server, grpc://host:port "
                       "or grpcs://host:port (TLS)">;
+def remote_cache : Joined<["--"], "remote-cache=">, MetaVarName<"<url>">,
+                   HelpText<"Share backend objects through this cache, without "
+                            "remote execution: grpc[s]://host:port (REAPI) "
+                            "or http[s]://host[:port][/path] (Bazel's HTTP "
+                            "cache); jobs it lacks run here and are "
+                            "uploaded">;
+def remote_cache_read_only : Flag<["--"], "remote-cache-read-only">,
+    HelpText<"Take objects from --remote-cache, but upload none">;
+def remote_cache_timeout : Joined<["--"], "remote-cache-timeout=">,
+    MetaVarName<"<seconds>">,
+    HelpText<"Limit on each call to --remote-cache, and on the uploads "
+             "after the last job (default 10)">;
 def remote_instance : Joined<["--"], "remote-instance=">,
                       MetaVarName<"<name>">,
                       HelpText<"REAPI instance name">;

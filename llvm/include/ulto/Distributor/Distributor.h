@@ -16,6 +16,7 @@
 #include "ulto/Distributor/CacheKey.h"
 #include "ulto/Distributor/Executor.h"
 #include "ulto/Distributor/JobList.h"
+#include "ulto/Distributor/RemoteCache.h"
 #include "ulto/Distributor/RunningJobs.h"
 #include "ulto/Distributor/ShardCompletion.h"
 #include "ulto/Distributor/StatusSink.h"
@@ -35,6 +36,8 @@ struct DistOptions {
   BackendCache *Cache = nullptr;
   /// Read from the cache, but store nothing in it (it is not writable).
   bool CacheReadOnly = false;
+  /// A team's cache on a server, asked after the local cache; or null.
+  RemoteCache *Remote = nullptr;
   /// The jobs running on this machine, or null to run a job even while
   /// another link runs it; only with a cache.
   const RunningJobs *Running = nullptr;
@@ -57,6 +60,8 @@ struct DistOptions {
 struct DistSummary {
   unsigned Jobs = 0;
   unsigned CacheHits = 0;
+  /// Objects from the remote cache.
+  unsigned RemoteHits = 0;
   /// Objects another link computed while this one waited.
   unsigned FromOtherLinks = 0;
   unsigned Executed = 0;
@@ -70,8 +75,9 @@ struct DistSummary {
   std::string SlowestJob;
   double SlowestSeconds = 0;
 
-  /// One line: "3 jobs: 1 cached, [4 waited on another link, ]2 executed, 0
-  /// failed (local, 2 at once[; <ExecutorReport>]); wall ...".
+  /// One line: "3 jobs: 1 cached, [5 from the remote cache, ][4 waited on
+  /// another link, ]2 executed, 0 failed (local, 2 at once[;
+  /// <ExecutorReport>]); wall ...".
   std::string format(llvm::StringRef ExecutorName,
                      llvm::StringRef ExecutorReport = "") const;
 };

@@ -25,6 +25,8 @@ struct RemoteCapabilities {
   std::vector<std::string> DigestFunctions; ///< e.g. "SHA256".
   int64_t MaxBatchTotalSizeBytes = 0;       ///< 0: no limit given.
   bool ExecutionEnabled = false;
+  /// Clients may write the action cache (UpdateActionResult).
+  bool ActionCacheUpdates = false;
   std::string LowAPIVersion, HighAPIVersion; ///< "2.0"
   /// API 2.1 names outputs by Command.output_paths, 2.0 by output_files.
   bool OutputPaths = false;

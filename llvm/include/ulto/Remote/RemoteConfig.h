@@ -21,8 +21,10 @@ namespace ulto {
 
 struct RemoteConfig {
   std::string URL;    ///< As given.
-  std::string Target; ///< host:port, as gRPC dials it.
+  std::string Target; ///< host:port, as gRPC dials it; HTTP: the base URL.
   bool TLS = false;
+  /// Bazel's HTTP cache protocol (a cache only), not gRPC.
+  bool HTTP = false;
   std::string Instance;
   /// PEM: the roots that sign the server's certificate (empty: the system's),
   /// and the client's own certificate and key for mutual TLS.
@@ -38,6 +40,11 @@ struct RemoteConfig {
 
 /// Parses grpc://host:port or grpcs://host:port.
 llvm::Expected<RemoteConfig> parseRemoteURL(llvm::StringRef URL);
+
+/// Parses a remote cache: what parseRemoteURL takes, or http[s]://host[:port]
+/// [/path], the base of Bazel's HTTP cache protocol (<base>/ac/<hash>,
+/// <base>/cas/<hash>).
+llvm::Expected<RemoteConfig> parseRemoteCacheURL(llvm::StringRef URL);
 
 /// Parses a --remote-header value, NAME=VALUE; gRPC wants lowercase names.
 llvm::Expected<std::pair<std::string, std::string>>

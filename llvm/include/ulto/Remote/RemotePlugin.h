@@ -18,6 +18,7 @@
 #define ULTO_REMOTE_REMOTEPLUGIN_H
 
 #include "ulto/Remote/Capabilities.h"
+#include "ulto/Remote/RemoteCacheClient.h"
 #include "ulto/Remote/RemoteExecutor.h"
 
 #include "llvm/Support/Error.h"
@@ -34,6 +35,9 @@ struct RemotePlugin {
   /// fetchCapabilities of a configuration.
   llvm::Expected<RemoteCapabilities> (*FetchCapabilities)(
       const RemoteConfig &Config, std::chrono::milliseconds Deadline);
+  /// connectRemoteCache.
+  llvm::Expected<std::unique_ptr<RemoteCache>> (*ConnectCache)(
+      RemoteCacheOptions Options);
 };
 
 /// The plugin of the `ulto` at \p Executable: <its directory>/../lib/ulto/

@@ -34,6 +34,9 @@ void writeMessage(llvm::raw_ostream &OS, llvm::StringRef Tool, MessageKind Kind,
 /// sequence of another's reaches it.
 std::string withoutControls(llvm::StringRef Text);
 
+/// \p Bytes for a person: "512 B", "3.4 KiB", "1.2 MiB".
+std::string formatBytes(uint64_t Bytes);
+
 /// Prints each error in \p Errors to stderr as "<Tool>: error: <message>";
 /// returns 1, the exit code of a command line that cannot run.
 int reportErrors(llvm::StringRef Tool, llvm::Error Errors);

@@ -12,6 +12,9 @@
 # ULTO_REMOTE_WORKER_TIMEOUT seconds (default 300). Benchmarks may set
 # ULTO_REMOTE_WORKER_JOBS (default 2) and ULTO_REMOTE_WORKER_DEBUG=0 (keep
 # no action directories); ULTO_REMOTE_WORKER_ARGS adds server options (TLS).
+# ULTO_REMOTE_WORKER_EXECUTION=0 makes it a cache only (no --work_path: it
+# executes nothing), which also serves Bazel's HTTP cache protocol, in
+# memory, on 127.0.0.1:8981.
 set -euo pipefail
 dir=$1
 shift
@@ -33,14 +36,15 @@ mkdir -p "$dir/work" "$dir/cas" "$dir/jni"
 tcnative=/usr/lib/x86_64-linux-gnu/jni/libnetty-tcnative.so
 [ -e "$tcnative" ] && cp "$tcnative" "$dir/jni/libnetty_tcnative.so"
 
-debug=--debug
-[ "${ULTO_REMOTE_WORKER_DEBUG:-1}" = 0 ] && debug=
-debug="$debug ${ULTO_REMOTE_WORKER_ARGS:-}"
+args="--debug --work_path=$dir/work"
+[ "${ULTO_REMOTE_WORKER_DEBUG:-1}" = 0 ] && args="--work_path=$dir/work"
+[ "${ULTO_REMOTE_WORKER_EXECUTION:-1}" = 0 ] && args=--http_listen_port=8981
+args="$args ${ULTO_REMOTE_WORKER_ARGS:-}"
 exec timeout "${ULTO_REMOTE_WORKER_TIMEOUT:-300}" unshare -n bash -c '
-  dir=$1; jar=$2; classes=$3; jobs=$4; debug=$5; shift 5
+  dir=$1; jar=$2; classes=$3; jobs=$4; args=$5; shift 5
   ip link set lo up
   java -Djava.library.path="$dir/jni" -cp "$classes:$jar" com.google.devtools.build.remote.worker.RemoteWorker \
-    --work_path="$dir/work" --cas_path="$dir/cas" --listen_port=8980 --jobs="$jobs" $debug \
+    --cas_path="$dir/cas" --listen_port=8980 --jobs="$jobs" $args \
     --pid_file="$dir/server.pid" > "$dir/server.log" 2>&1 &
   for i in $(seq 1 120); do
     (exec 3<>/dev/tcp/127.0.0.1/8980) 2>/dev/null && break
@@ -53,4 +57,4 @@ exec timeout "${ULTO_REMOTE_WORKER_TIMEOUT:-300}" unshare -n bash -c '
   wait
   exit $status
 ' with-remote-worker "$dir" "$jar" "$classes" "${ULTO_REMOTE_WORKER_JOBS:-2}" \
-  "$debug" "$@"
+  "$args" "$@"
