@@ -7,6 +7,8 @@
 #include "RemoteAction.h"
 #include "UploadQueue.h"
 
+#include "ulto/Support/Message.h"
+
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -18,6 +20,22 @@ using namespace llvm;
 namespace ulto {
 
 namespace {
+
+// Whether a call failed for want of the server, not for an entry.
+bool serverFailed(grpc::StatusCode Code) {
+  switch (Code) {
+  case grpc::StatusCode::UNAVAILABLE:
+  case grpc::StatusCode::DEADLINE_EXCEEDED:
+  case grpc::StatusCode::UNAUTHENTICATED:
+  case grpc::StatusCode::PERMISSION_DENIED:
+  case grpc::StatusCode::RESOURCE_EXHAUSTED:
+  case grpc::StatusCode::UNIMPLEMENTED:
+  case grpc::StatusCode::CANCELLED:
+    return true;
+  default:
+    return false;
+  }
+}
 
 class RemoteCacheClient final : public RemoteCache {
 public:
@@ -76,9 +94,17 @@ grpc::Status RemoteCacheClient::fetch(const RemoteAction &A,
   // A failed run is no object, as for Bazel.
   if (Result.exit_code() != 0)
     return grpc::Status(grpc::StatusCode::NOT_FOUND, "");
-  for (const reapi::OutputFile &File : Result.output_files())
-    if (File.path() == A.Job.OutputPath)
-      return Transport->readBlob(File.digest(), Object);
+  for (const reapi::OutputFile &File : Result.output_files()) {
+    if (File.path() != A.Job.OutputPath)
+      continue;
+    grpc::Status S = Transport->readBlob(File.digest(), Object);
+    // A server that answers, but not with the object its entry names, has a
+    // damaged entry (Bazel's RemoteWorker checks digests itself).
+    if (S.ok() || S.error_code() == grpc::StatusCode::NOT_FOUND ||
+        serverFailed(S.error_code()))
+      return S;
+    return grpc::Status(grpc::StatusCode::DATA_LOSS, S.error_message());
+  }
   return grpc::Status(grpc::StatusCode::DATA_LOSS,
                       "its entry names no " + A.Job.OutputPath);
 }
@@ -94,7 +120,8 @@ RemoteLookup RemoteCacheClient::missed(const grpc::Status &S,
   case grpc::StatusCode::DATA_LOSS:
     ++Counts.BadEntries;
     Miss.Warning = name() + ": its entry for '" + Job.module().str() +
-                   "' is damaged (" + S.error_message() + "); running the job";
+                   "' is damaged (" + withoutControls(S.error_message()) +
+                   "); running the job";
     break;
   default:
     if (!Down.exchange(true))
@@ -161,7 +188,7 @@ bool RemoteCacheClient::upload(const reapi::Digest &Action,
     return true;
   std::lock_guard<std::mutex> Lock(Mutex);
   if (FirstUploadFailure.empty())
-    FirstUploadFailure = S.error_message();
+    FirstUploadFailure = withoutControls(S.error_message());
   return false;
 }
 
