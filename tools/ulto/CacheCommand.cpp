@@ -8,6 +8,7 @@
 #include "Commands.h"
 
 #include "ulto/Distributor/BackendCache.h"
+#include "ulto/Distributor/RemoteCacheStats.h"
 
 #include "llvm/Option/ArgList.h"
 #include "llvm/Option/OptTable.h"
@@ -32,12 +33,24 @@ int printStats(StringRef Dir, bool JSON) {
   Expected<CacheStats> Stats = readCacheStats(Dir);
   if (!Stats)
     return reportErrors(ToolName, Stats.takeError());
+  // The user's links that used a remote cache, when there were any.
+  RemoteCacheCounts Remote = readRemoteCacheStats(Dir);
+  bool UsedRemote = Remote.Hits + Remote.Misses != 0;
   if (JSON) {
     json::OStream J(outs());
     J.object([&] {
       J.attribute("directory", Dir);
       J.attribute("entries", int64_t(Stats->Entries));
       J.attribute("bytes", int64_t(Stats->Bytes));
+      if (UsedRemote)
+        J.attributeObject("remote", [&] {
+          J.attribute("hits", int64_t(Remote.Hits));
+          J.attribute("misses", int64_t(Remote.Misses));
+          J.attribute("bad_entries", int64_t(Remote.BadEntries));
+          J.attribute("uploaded", int64_t(Remote.Uploaded));
+          J.attribute("bytes_down", int64_t(Remote.BytesDown));
+          J.attribute("bytes_up", int64_t(Remote.BytesUp));
+        });
     });
     outs() << "\n";
     return 0;
@@ -45,6 +58,8 @@ int printStats(StringRef Dir, bool JSON) {
   outs() << "directory: " << Dir << "\n"
          << "entries:   " << Stats->Entries << "\n"
          << "bytes:     " << Stats->Bytes << "\n";
+  if (UsedRemote)
+    outs() << "remote:    " << Remote.format() << "\n";
   return 0;
 }
 

@@ -18,6 +18,7 @@
 #include "ulto/Distributor/Distributor.h"
 #include "ulto/Distributor/JobList.h"
 #include "ulto/Distributor/NinjaFile.h"
+#include "ulto/Distributor/RemoteCacheStats.h"
 #include "ulto/Distributor/RunningJobs.h"
 #include "ulto/Distributor/StatusSink.h"
 #include "ulto/LocalExecution/WorkerService.h"
@@ -431,6 +432,9 @@ static int runDist(ArrayRef<const char *> Args,
     TimeTraceScope Scope("finish the uploads");
     for (const std::string &Warning : Remote->finish())
       writeMessage(errs(), DistToolName, MessageKind::Warning, Warning);
+    // For `ulto cache stats`; a cache that cannot be written said so.
+    if (Cache->Cache && !Cache->ReadOnly)
+      consumeError(addRemoteCacheStats(Config->CacheDir, Remote->counts()));
   }
   Whole.reset();
   int Code = report(*Config, Summary, Exec->chosen(), Remote.get());
