@@ -117,7 +117,10 @@ static std::unique_ptr<RemoteCache> openRemoteCache(const DistConfig &Config) {
   Options.Remote.Server = *Config.RemoteCache;
   Options.ReadOnly = Config.RemoteCacheReadOnly;
   Options.Timeout = Config.RemoteCacheTimeout;
-  Expected<const RemotePlugin &> Plugin = remotePlugin();
+  Expected<const RemotePlugin &> Plugin = [] {
+    TimeTraceScope Scope("load the remote plugin");
+    return remotePlugin();
+  }();
   Expected<std::unique_ptr<RemoteCache>> Connected =
       Plugin ? Plugin->ConnectCache(std::move(Options))
              : Expected<std::unique_ptr<RemoteCache>>(Plugin.takeError());
@@ -216,6 +219,7 @@ static int distAwaitCommand(int FD, int Checks, ArrayRef<const char *> Options,
   // \p Options (what ld.ulto knows of them): their errors are the link's to
   // report, once its command has come.
   ServiceConfig Service;
+  bool UsesRemote = false;
   {
     BumpPtrAllocator Alloc;
     StringSaver Saver(Alloc);
@@ -225,6 +229,7 @@ static int distAwaitCommand(int FD, int Checks, ArrayRef<const char *> Options,
     consumeError(readServiceConfig(Args, Service));
     consumeError(
         parseCount(Args, OPT_jobs_per_process, Ready.Workers.JobsPerWorker));
+    UsesRemote = Args.hasArg(OPT_remote, OPT_remote_cache);
   }
   if (std::optional<std::string> Clang =
           findClang22(ULTO_LLVM_TOOLS_DIR "/clang")) {
@@ -237,6 +242,10 @@ static int distAwaitCommand(int FD, int Checks, ArrayRef<const char *> Options,
       consumeError(Started.takeError()); // The link's own start says why.
     }
   }
+  // Remote execution's library takes 15 ms to load: while lld works, after
+  // the fork, before any thread. The link's own start says why it fails.
+  if (UsesRemote)
+    consumeError(remotePlugin().takeError());
   Expected<std::optional<std::vector<std::string>>> Command =
       readAttachedCommand(FD);
   if (!Command)
@@ -417,7 +426,10 @@ static int runDist(ArrayRef<const char *> Args,
   }();
   if (!Exec)
     return reportErrors(DistToolName, Exec.takeError());
-  std::unique_ptr<RemoteCache> Remote = openRemoteCache(*Config);
+  std::unique_ptr<RemoteCache> Remote = [&] {
+    TimeTraceScope Scope("connect the remote cache");
+    return openRemoteCache(*Config);
+  }();
 
   // The backends, the trace, the summary; the link uses the objects only
   // after a zero exit.

@@ -7,6 +7,8 @@
 #include "ulto/Distributor/ObjectCheck.h"
 #include "ulto/Distributor/Scheduler.h"
 #include "ulto/Support/AtomicFile.h"
+#include "ulto/Support/MakeJobserver.h"
+#include "ulto/Support/Semaphore.h"
 
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/FileSystem.h"
@@ -145,6 +147,9 @@ private:
   std::atomic<bool> CacheUnwritable{false};
   /// Null once claiming proved impossible; then jobs run unshared.
   std::atomic<const RunningJobs *> Running;
+  /// With a remote cache: the jobs that run at once, fewer than those under
+  /// way, so that the lookups' round trips overlap the backends.
+  std::optional<Semaphore> Executing;
 
   std::mutex Mutex; // Guards Summary, Reproducers and Status.
   DistSummary Summary;
@@ -228,8 +233,12 @@ void LinkBackends::reportFallback(const BackendJob &Job,
 ExecutionResult LinkBackends::runExecutor(const BackendJob &Job) {
   ExecutionResult Result;
   {
+    if (Executing)
+      Executing->acquire();
     TimeTraceScope Scope("execute", Job.module());
     Result = Exec.run(List, Job);
+    if (Executing)
+      Executing->release();
   }
   if (Result.started()) {
     std::lock_guard<std::mutex> Lock(Mutex);
@@ -636,8 +645,15 @@ DistSummary LinkBackends::run() {
     }
   }
 
+  // Under a jobserver every job under way holds one of make's slots, so
+  // lookups cannot overlap the backends without taking slots from make.
+  unsigned UnderWay = Summary.Parallelism;
+  if (Opts.Remote && !(Opts.Jobserver && hasMakeJobserver())) {
+    Executing.emplace(Summary.Parallelism);
+    UnderWay *= 2;
+  }
   runInParallel(
-      scheduleLargestFirst(List.Jobs), Opts.Parallelism,
+      scheduleLargestFirst(List.Jobs), UnderWay,
       [&](size_t I, bool MayDefer) { return runJob(I, MayDefer); },
       Opts.Jobserver);
   if (!Reproducers.empty()) {

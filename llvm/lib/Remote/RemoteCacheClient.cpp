@@ -12,6 +12,7 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/TimeProfiler.h"
 
 #include <mutex>
 
@@ -140,7 +141,10 @@ RemoteLookup RemoteCacheClient::lookup(const JobList &List,
   }
   if (Down)
     return missed(grpc::Status(grpc::StatusCode::NOT_FOUND, ""), Job);
-  Expected<RemoteAction> A = Actions.build(List, Job);
+  Expected<RemoteAction> A = [&] {
+    TimeTraceScope Scope("name the action");
+    return Actions.build(List, Job);
+  }();
   if (!A) {
     RemoteLookup Miss =
         missed(grpc::Status(grpc::StatusCode::NOT_FOUND, ""), Job);
@@ -149,7 +153,10 @@ RemoteLookup RemoteCacheClient::lookup(const JobList &List,
     return Miss;
   }
   std::string Object;
-  grpc::Status S = fetch(*A, Object);
+  grpc::Status S = [&] {
+    TimeTraceScope Scope("ask the remote cache");
+    return fetch(*A, Object);
+  }();
   if (!S.ok()) {
     RemoteLookup Miss = missed(S, Job);
     std::lock_guard<std::mutex> Lock(Mutex);

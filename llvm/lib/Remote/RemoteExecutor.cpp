@@ -13,6 +13,7 @@
 #include "ulto/LocalExecution/CrashReport.h"
 #include "ulto/Remote/Capabilities.h"
 #include "ulto/Support/Message.h"
+#include "ulto/Support/Semaphore.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -24,7 +25,6 @@
 #include "llvm/Support/TimeProfiler.h"
 #include "llvm/Support/raw_ostream.h"
 
-#include <condition_variable>
 #include <random>
 #include <thread>
 
@@ -33,29 +33,6 @@ using namespace llvm;
 namespace ulto {
 
 namespace {
-
-/// At most N holders at once (C++17 has no std::counting_semaphore).
-class Slots {
-public:
-  explicit Slots(unsigned N) : Free(N) {}
-  void acquire() {
-    std::unique_lock<std::mutex> Lock(Mutex);
-    Changed.wait(Lock, [&] { return Free != 0; });
-    --Free;
-  }
-  void release() {
-    {
-      std::lock_guard<std::mutex> Lock(Mutex);
-      ++Free;
-    }
-    Changed.notify_one();
-  }
-
-private:
-  std::mutex Mutex;
-  std::condition_variable Changed;
-  unsigned Free;
-};
 
 /// How one remote attempt ended, when it got an answer.
 struct Outcome {
@@ -111,7 +88,7 @@ struct RemoteExecutor::Impl {
   ContentStore Store;
   std::unique_ptr<reapi::ActionCache::Stub> ActionCache;
   std::unique_ptr<reapi::Execution::Stub> Execution;
-  Slots LocalSlots;
+  Semaphore LocalSlots;
   ActionBuilder Actions;
 
   std::atomic<bool> Down{false};

@@ -1,9 +1,10 @@
 // Options of `ulto dist`.
 include "llvm/Option/OptParser.td"
 
-// The options that choose a link's workers: ulto dist needs them as it
-// starts, before its command (AttachedCommand.h), so they are the only ones
-// it takes after --await-command=.
+// The options that choose a link's workers, and the remote ones: ulto dist
+// needs them as it starts, before its command (AttachedCommand.h), to start
+// the workers and load remote execution's library while lld works, so they
+// are the only ones it takes after --await-command=.
 def grp_workers : OptionGroup<"workers">;
 
 def help : Flag<["--", "-"], "help">, HelpText<"Display this help">;
@@ -74,10 +75,11 @@ def serve_workers : Joined<["--"], "serve-workers=">, MetaVarName<"<name>">,
                     Flags<[HelpHidden]>,
                     HelpText<"Be the worker service <name>, keeping --jobs "
                              "workers warm (started by --service)">;
-def remote : Joined<["--"], "remote=">, MetaVarName<"<url>">,
+def remote : Joined<["--"], "remote=">, MetaVarName<"<url>">, Group<grp_workers>,
              HelpText<"Run the jobs on this REAPI server, grpc://host:port "
                       "or grpcs://host:port (TLS)">;
 def remote_cache : Joined<["--"], "remote-cache=">, MetaVarName<"<url>">,
+                   Group<grp_workers>,
                    HelpText<"Share backend objects through this cache, without "
                             "remote execution: grpc[s]://host:port (REAPI) "
                             "or http[s]://host[:port][/path] (Bazel's HTTP "
