@@ -25,6 +25,7 @@
 
 #include <functional>
 #include <future>
+#include <map>
 #include <mutex>
 #include <thread>
 
@@ -51,6 +52,35 @@ public:
   std::mutex Mutex;
 };
 
+/// A remote cache in memory: objects by module file name; what was stored.
+class FakeRemoteCache final : public RemoteCache {
+public:
+  std::string name() const override { return "remote cache fake"; }
+  RemoteLookup lookup(const JobList &, const BackendJob &Job) override {
+    std::lock_guard<std::mutex> Lock(Mutex);
+    RemoteLookup Found;
+    auto It = Objects.find(sys::path::filename(Job.module()).str());
+    if (It != Objects.end())
+      Found.Object = It->second;
+    return Found;
+  }
+  void rejected(const BackendJob &Job) override {
+    std::lock_guard<std::mutex> Lock(Mutex);
+    Rejected.push_back(sys::path::filename(Job.module()).str());
+  }
+  void store(const JobList &, const BackendJob &Job,
+             std::string Object) override {
+    std::lock_guard<std::mutex> Lock(Mutex);
+    Stored[sys::path::filename(Job.module()).str()] = std::move(Object);
+  }
+  std::vector<std::string> finish() override { return {}; }
+  RemoteCacheCounts counts() const override { return {}; }
+
+  std::map<std::string, std::string> Objects, Stored;
+  std::vector<std::string> Rejected;
+  std::mutex Mutex;
+};
+
 /// Keeps what the distributor says.
 class RecordingStatus final : public StatusSink {
 public:
@@ -64,7 +94,10 @@ public:
   void reproducers(ArrayRef<std::string> Files, unsigned Jobs) override {
     Reproducers.push_back(std::to_string(Jobs) + " jobs: " + join(Files, " "));
   }
-  std::vector<std::string> Failures, Warnings, Reproducers;
+  void explain(StringRef Module, StringRef) override {
+    Explained.push_back(sys::path::filename(Module).str());
+  }
+  std::vector<std::string> Failures, Warnings, Reproducers, Explained;
 };
 
 const std::string Object = elfObject("ET_REL", "EM_X86_64");
@@ -176,6 +209,45 @@ TEST_F(DistributorTest, CacheHitsSkipTheExecutor) {
     EXPECT_EQ(readFile(Job.output()), Object);
   EXPECT_TRUE(Status.Failures.empty());
   EXPECT_TRUE(Status.Warnings.empty());
+}
+
+// The remote cache is asked after the local cache: a fit object is the
+// job's and goes in the local cache, without running or explaining the job;
+// an unfit one is rejected, said, and the job runs; objects of jobs that
+// ran go up.
+TEST_F(DistributorTest, RemoteCacheAfterTheLocalOne) {
+  FakeRemoteCache Remote;
+  Remote.Objects["a.o"] = Object;
+  Remote.Objects["b.o"] = elfObject("ET_REL", "EM_AARCH64");
+  Opts.Remote = &Remote;
+  Opts.Explain = true;
+  DistSummary First = run();
+  EXPECT_EQ(First.RemoteHits, 1u);
+  EXPECT_EQ(First.Executed, 1u);
+  EXPECT_EQ(First.Failed, 0u);
+  EXPECT_EQ(Exec.Ran, std::vector<std::string>{"b.o"});
+  EXPECT_EQ(Status.Explained, std::vector<std::string>{"b.o"});
+  EXPECT_EQ(Remote.Rejected, std::vector<std::string>{"b.o"});
+  ASSERT_EQ(Status.Warnings.size(), 1u);
+  EXPECT_NE(Status.Warnings[0].find("remote cache fake: its object for '"),
+            std::string::npos)
+      << Status.Warnings[0];
+  EXPECT_EQ(Remote.Stored.size(), 1u);
+  EXPECT_EQ(Remote.Stored["b.o"], Object);
+  EXPECT_EQ(readFile(List.Jobs[0].output()), Object);
+  EXPECT_NE(First.format("local").find("1 from the remote cache, "),
+            std::string::npos);
+
+  // Both are in the local cache now: the remote is not asked again.
+  Remote.Objects.clear();
+  Remote.Stored.clear();
+  for (const BackendJob &Job : List.Jobs)
+    ASSERT_FALSE(sys::fs::remove(Job.output()));
+  DistSummary Second = run();
+  EXPECT_EQ(Second.CacheHits, 2u);
+  EXPECT_EQ(Second.RemoteHits, 0u);
+  EXPECT_TRUE(Exec.Ran.empty());
+  EXPECT_TRUE(Remote.Stored.empty());
 }
 
 // The compiler's --version is asked for once a link, on a thread of its own
