@@ -387,14 +387,16 @@ static void applyUltoOptions(Compilation &C, const Driver &D,
     Pipeline = *P;
   }
 
-  bool Used = false;
+  bool Used = false, Compiles = false;
   for (Command &Job : C.getJobs()) {
     ArgStringList JobArgs = Job.getArguments();
     auto IsUnified = [](const char *A) {
       return StringRef(A) == "-funified-lto";
     };
-    if (JobArgs.empty() || StringRef(JobArgs[0]) != "-cc1" ||
-        llvm::none_of(JobArgs, IsUnified) || !isForServedTarget(JobArgs))
+    bool CC1 = !JobArgs.empty() && StringRef(JobArgs[0]) == "-cc1";
+    Compiles |= CC1;
+    if (!CC1 || llvm::none_of(JobArgs, IsUnified) ||
+        !isForServedTarget(JobArgs))
       continue;
     Used = true;
     if (Pipeline == ulto::UnifiedPipeline::Thin)
@@ -417,7 +419,9 @@ static void applyUltoOptions(Compilation &C, const Driver &D,
                                    options::OPT_fno_split_lto_unit, true))
     D.Diag(diag::err_drv_argument_not_allowed_with) << "-fno-split-lto-unit"
                                                     << "-funified-lto";
-  if (!Taken.empty() && !Used)
+  // A link alone takes the compile options, as clang takes -funified-lto
+  // there: CMake's IPO passes them to links too.
+  if (!Taken.empty() && !Used && Compiles)
     D.Diag(diag::warn_drv_unused_argument) << Taken.back();
 }
 
