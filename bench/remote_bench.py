@@ -54,7 +54,8 @@ import link_bench  # noqa: E402
 
 LLVM_BIN = dist_bench.LLVM_BIN
 BENCH_DIR = dist_bench.BENCH_DIR
-WITH_REMOTE_WORKER = BENCH_DIR.parent / "test" / "remote" / "Inputs" / "with-remote-worker.sh"
+WITH_REMOTE_WORKER = (BENCH_DIR.parent / "test" / "tools" / "ulto-dist" / "Inputs" /
+                      "with-remote-worker.sh")
 REMOTE_URL = "grpc://127.0.0.1:8980"  # where with-remote-worker.sh's server listens
 LinkError = link_bench.LinkError
 DistConfig = dist_bench.DistConfig

@@ -54,11 +54,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import concurrent_links  # noqa: E402  (sibling scripts, imported after sys.path setup)
 import dist_realcode  # noqa: E402
 import link_bench  # noqa: E402
+import remote_bench  # noqa: E402
 
 LLVM_BIN = dist_realcode.LLVM_BIN
 BENCH_DIR = dist_realcode.BENCH_DIR
-WITH_REMOTE_WORKER = (BENCH_DIR.parent / "test" / "tools" / "ulto-dist" / "Inputs" /
-                      "with-remote-worker.sh")
+WITH_REMOTE_WORKER = remote_bench.WITH_REMOTE_WORKER
 URLS = {"grpc": "grpc://127.0.0.1:8980", "http": "http://127.0.0.1:8981/ulto"}
 CONFIGS = ["none", "grpc-cold", "grpc-warm", "http-cold", "http-warm"]
 RATIOS = [("grpc-cold", "none"), ("http-cold", "none"),

@@ -132,6 +132,17 @@ static std::unique_ptr<RemoteCache> openRemoteCache(const DistConfig &Config) {
   return nullptr;
 }
 
+// After the jobs: the uploads, and the user's totals for `ulto cache stats`
+// (a cache that cannot be written said so).
+static void finishRemoteCache(RemoteCache &Remote, const DistConfig &Config,
+                              const CacheAccess &Cache) {
+  TimeTraceScope Scope("finish the uploads");
+  for (const std::string &Warning : Remote.finish())
+    writeMessage(errs(), DistToolName, MessageKind::Warning, Warning);
+  if (Cache.Cache && !Cache.ReadOnly)
+    consumeError(addRemoteCacheStats(Config.CacheDir, Remote.counts()));
+}
+
 } // namespace
 
 // The options of the run, decided once, from the command line, the cache
@@ -201,6 +212,23 @@ static int runDist(ArrayRef<const char *> Args,
                    function_ref<void(int)> Finished, ReadyServer Ready,
                    ClangWorkersLoader LoadWorkers);
 
+// The link's options that choose its workers, from $ULTO_DIST_FLAGS and
+// \p Options (what ld.ulto knows of them), into \p Workers and \p Service:
+// their errors are the link's to report, once its command has come. Whether
+// the link names a remote.
+static bool readEarlyOptions(ArrayRef<const char *> Options,
+                             ForkServer::Options &Workers,
+                             ServiceConfig &Service) {
+  BumpPtrAllocator Alloc;
+  StringSaver Saver(Alloc);
+  unsigned MissingIndex, MissingCount;
+  opt::InputArgList Args = dist::optTable().ParseArgs(
+      expandArgs(Options, Saver), MissingIndex, MissingCount);
+  consumeError(readServiceConfig(Args, Service));
+  consumeError(parseCount(Args, OPT_jobs_per_process, Workers.JobsPerWorker));
+  return Args.hasArg(OPT_remote, OPT_remote_cache);
+}
+
 // `ulto dist --await-command=FD [--await-checks=CHECKS] [OPTIONS]`: the
 // command line comes later, on \p FD, and runs after a pass read on
 // \p Checks, if not -1 (AttachedCommand.h); \p Options, those of its
@@ -215,22 +243,8 @@ static int distAwaitCommand(int FD, int Checks, ArrayRef<const char *> Options,
     Ready.Workers.IdleWorkers = *Slots;
   else
     consumeError(Slots.takeError()); // The link's own options say why.
-  // The link's options that choose its workers, from $ULTO_DIST_FLAGS and
-  // \p Options (what ld.ulto knows of them): their errors are the link's to
-  // report, once its command has come.
   ServiceConfig Service;
-  bool UsesRemote = false;
-  {
-    BumpPtrAllocator Alloc;
-    StringSaver Saver(Alloc);
-    unsigned MissingIndex, MissingCount;
-    opt::InputArgList Args = dist::optTable().ParseArgs(
-        expandArgs(Options, Saver), MissingIndex, MissingCount);
-    consumeError(readServiceConfig(Args, Service));
-    consumeError(
-        parseCount(Args, OPT_jobs_per_process, Ready.Workers.JobsPerWorker));
-    UsesRemote = Args.hasArg(OPT_remote, OPT_remote_cache);
-  }
+  bool UsesRemote = readEarlyOptions(Options, Ready.Workers, Service);
   if (std::optional<std::string> Clang =
           findClang22(ULTO_LLVM_TOOLS_DIR "/clang")) {
     Expected<std::unique_ptr<ForkServer>> Started = startClangWorkers(
@@ -440,14 +454,8 @@ static int runDist(ArrayRef<const char *> Args,
                        runtimeOptions(*Config, *Cache, *Exec, Remote.get()),
                        Status);
   }();
-  if (Remote) {
-    TimeTraceScope Scope("finish the uploads");
-    for (const std::string &Warning : Remote->finish())
-      writeMessage(errs(), DistToolName, MessageKind::Warning, Warning);
-    // For `ulto cache stats`; a cache that cannot be written said so.
-    if (Cache->Cache && !Cache->ReadOnly)
-      consumeError(addRemoteCacheStats(Config->CacheDir, Remote->counts()));
-  }
+  if (Remote)
+    finishRemoteCache(*Remote, *Config, *Cache);
   Whole.reset();
   int Code = report(*Config, Summary, Exec->chosen(), Remote.get());
   if (Finished)
