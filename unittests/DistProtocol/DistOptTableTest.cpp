@@ -37,8 +37,8 @@ TEST(DistOptTableTest, WorkerOptionsAreKnownAsTyped) {
 // In the table's order.
 TEST(DistOptTableTest, WorkerOptionsAreNamedFromTheTable) {
   EXPECT_EQ(dist::workerOptionNames(),
-            "--jobs-per-process=, --no-service, --service-idle-limit=, "
-            "--service-limit= and --service");
+            "--jobs-per-process=, --no-service, --remote-cache=, --remote=, "
+            "--service-idle-limit=, --service-limit= and --service");
 }
 
 } // namespace
