@@ -89,9 +89,11 @@ private:
 };
 
 std::unique_ptr<RemoteCache> client(FakeServer &S, bool ReadOnly = false,
-                                    bool Writable = true) {
+                                    bool Writable = true,
+                                    VersionProbe AskVersion = nullptr) {
   RemoteCacheOptions Options;
   Options.Remote.Server.URL = "grpc://cache:1";
+  Options.Remote.AskVersion = std::move(AskVersion);
   Options.ReadOnly = ReadOnly;
   return makeRemoteCache(std::move(Options), std::make_unique<FakeTransport>(S),
                          /*OutputPaths=*/true, Writable);
@@ -193,6 +195,31 @@ TEST_F(RemoteCacheClientTest, AServerThatTakesNoResultsIsReadOnly) {
   CI->store(List, Job, "object bytes");
   CI->finish();
   EXPECT_TRUE(Server.Actions.empty());
+}
+
+// The action names the compiler's identity: another build of the compiler
+// at the same path makes other entries, not wrong ones.
+TEST_F(RemoteCacheClientTest, AnotherCompilerAtTheSamePathIsAnotherEntry) {
+  List.CommonArgs[0] = "/bin/sh";
+  auto Says = [](std::string Version) -> VersionProbe {
+    return [Version](const std::string &, StringRef File) -> Error {
+      writeFile(File, Version);
+      return Error::success();
+    };
+  };
+  std::unique_ptr<RemoteCache> CI =
+      client(Server, false, true, Says("clang version 22.1.8"));
+  CI->lookup(List, Job);
+  CI->store(List, Job, "object bytes");
+  CI->finish();
+  ASSERT_EQ(Server.Actions.size(), 1u);
+  EXPECT_FALSE(client(Server, true, true, Says("clang version 22.1.9"))
+                   ->lookup(List, Job)
+                   .Object);
+  EXPECT_FALSE(client(Server, true, true)->lookup(List, Job).Object);
+  EXPECT_TRUE(client(Server, true, true, Says("clang version 22.1.8"))
+                  ->lookup(List, Job)
+                  .Object);
 }
 
 } // namespace

@@ -176,6 +176,7 @@ Expected<Executors> startExecutors(const DistConfig &Config,
   RemoteExecutorOptions Remote = Config.RemoteOptions;
   Remote.Server = *Config.Remote;
   Remote.LocalJobs = Config.Parallelism;
+  Remote.AskVersion = E.Local->versionProbe();
   Expected<const RemotePlugin &> Plugin = remotePlugin();
   Expected<std::unique_ptr<Executor>> Connected =
       Plugin ? Plugin->Connect(std::move(Remote), *E.Local)

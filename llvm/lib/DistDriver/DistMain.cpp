@@ -109,12 +109,14 @@ static Expected<CacheAccess> openCache(const DistConfig &Config) {
 
 // The team's cache that the command line names, or null: a link does not
 // fail for want of it.
-static std::unique_ptr<RemoteCache> openRemoteCache(const DistConfig &Config) {
+static std::unique_ptr<RemoteCache> openRemoteCache(const DistConfig &Config,
+                                                    const Executors &Exec) {
   if (!Config.RemoteCache)
     return nullptr;
   RemoteCacheOptions Options;
   Options.Remote = Config.RemoteOptions;
   Options.Remote.Server = *Config.RemoteCache;
+  Options.Remote.AskVersion = Exec.Local->versionProbe();
   Options.ReadOnly = Config.RemoteCacheReadOnly;
   Options.Timeout = Config.RemoteCacheTimeout;
   Expected<const RemotePlugin &> Plugin = [] {
@@ -442,7 +444,7 @@ static int runDist(ArrayRef<const char *> Args,
     return reportErrors(DistToolName, Exec.takeError());
   std::unique_ptr<RemoteCache> Remote = [&] {
     TimeTraceScope Scope("connect the remote cache");
-    return openRemoteCache(*Config);
+    return openRemoteCache(*Config, *Exec);
   }();
 
   // The backends, the trace, the summary; the link uses the objects only

@@ -4,6 +4,8 @@
 
 #include "InputTree.h"
 
+#include "ulto/Distributor/CacheKey.h"
+
 #include "llvm/ADT/STLExtras.h"
 
 using namespace llvm;
@@ -77,6 +79,7 @@ Expected<RemoteAction> ActionBuilder::build(const JobList &List,
   }
 
   A.Compiler = Compiler;
+  A.Identity = compilerIdentity(List.compiler());
   // clang's reproducers of a crash would stay on the worker's disk, named as
   // if they were here; the job rerun here writes them where the user looks.
   A.Job.Args.push_back("-fno-crash-diagnostics");
@@ -97,6 +100,12 @@ void ActionBuilder::addActionBlobs(RemoteAction &A, const reapi::Digest &Root) {
     Command.add_output_paths(A.Job.OutputPath);
   else
     Command.add_output_files(A.Job.OutputPath);
+  if (!A.Identity.empty()) {
+    reapi::Command::EnvironmentVariable *Variable =
+        Command.add_environment_variables();
+    Variable->set_name("ULTO_COMPILER_IDENTITY");
+    Variable->set_value(A.Identity);
+  }
   *Command.mutable_platform() = Platform;
   Blob CommandBlob;
   CommandBlob.Bytes = Command.SerializeAsString();
@@ -113,6 +122,22 @@ void ActionBuilder::addActionBlobs(RemoteAction &A, const reapi::Digest &Root) {
   ActionBlob.Digest = digestOf(ActionBlob.Bytes);
   A.Digest = ActionBlob.Digest;
   A.Blobs.push_back(std::move(ActionBlob));
+}
+
+const std::string &ActionBuilder::compilerIdentity(StringRef Compiler) {
+  std::call_once(IdentityOnce, [&] {
+    if (!Options.AskVersion)
+      return;
+    // A compiler that cannot say who it is is named by its path alone, as a
+    // farm's workers name theirs.
+    Expected<std::string> Who =
+        computeCompilerIdentity(Compiler, Options.AskVersion);
+    if (Who)
+      Identity = digestOf(*Who).hash();
+    else
+      consumeError(Who.takeError());
+  });
+  return Identity;
 }
 
 // Under ToolchainOnce: hashes the shipped files once for all jobs.
