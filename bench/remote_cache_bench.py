@@ -21,8 +21,12 @@ disk, its HTTP cache in memory), a new one per round, started by
 test/tools/ulto-dist/Inputs/with-remote-worker.sh in a loopback-only network
 namespace; the links run inside the namespace, so each round is this script
 again (--phase-round) under that script, which writes what it measured to a
-JSON file. Within a round the order of none and the two cold links rotates
-from executable to executable; the warm links follow their cold ones.
+JSON file. Each round's server first links --server-warmup executables
+untimed, on actions of their own (another --dist-remote-platform), so that
+its JIT is warm. Within a round the order of none and the two cold links
+rotates from executable to executable; the warm links follow their cold
+ones. The server's CPU during each link is read from /proc: on this machine
+it shares the cores with the link, which a team's server does not.
 Every link uses --no-dist-service and --dist-jobs=N; it is timed with
 os.wait4 on clang's driver (wall, and CPU of it and every process it waited
 for). ulto dist's summary line gives the jobs taken from the remote cache and
@@ -71,7 +75,8 @@ REMOTE = re.compile(r"remote cache \S+: (\d+) hits?, (\d+) miss(?:es)?,.*?; "
 UNITS = {"B": 1, "KiB": 1024, "MiB": 1024 * 1024}
 
 
-def link_options(config: str, args: argparse.Namespace, cache: Path) -> List[str]:
+def link_options(config: str, args: argparse.Namespace, cache: Path,
+                 platform: Optional[str]) -> List[str]:
     options = ["-fuse-ld=lld", f"--ld-path={args.link_bin / 'ld.ulto'}",
                "-Wl,--lto=distributed", f"-Wl,--dist-jobs={args.jobs}",
                "-Wl,--no-dist-service", f"-Wl,--dist-cache-dir={cache}"]
@@ -81,21 +86,32 @@ def link_options(config: str, args: argparse.Namespace, cache: Path) -> List[str
     options.append(f"-Wl,--dist-remote-cache={URLS[protocol]}")
     if kind == "warm":
         options.append("-Wl,--dist-remote-cache-read-only")
+    if platform:
+        options.append(f"-Wl,--dist-remote-platform={platform}")
     return options
 
 
-def link(target: dist_realcode.Target, config: str, args: argparse.Namespace) -> dict:
+def server_cpu(args: argparse.Namespace) -> float:
+    """CPU s of the round's server so far (0 outside a round)."""
+    return sum(remote_bench.server_cpu(args.phase_server)) if args.phase_server else 0.0
+
+
+def link(target: dist_realcode.Target, config: str, args: argparse.Namespace,
+         platform: Optional[str] = None) -> dict:
     """One timed link with an empty local cache; its figures."""
+    server_before = server_cpu(args)
     out = args.relink_dir / config / target.name
     out.parent.mkdir(parents=True, exist_ok=True)
     out.unlink(missing_ok=True)
     driver = LLVM_BIN / ("clang++" if target.argv[0].endswith("++") else "clang")
     with tempfile.TemporaryDirectory(dir=args.relink_dir) as cache:
-        argv = [str(driver), *target.argv[1:]] + link_options(config, args, Path(cache))
+        argv = [str(driver), *target.argv[1:]] + link_options(config, args, Path(cache),
+                                                              platform)
         argv[argv.index("-o") + 1] = str(out)
         cpu, wall, stderr = link_bench.timed_run(argv, f"link {target.short} [{config}]",
                                                  target.cwd)
-    result = {"wall": wall, "cpu": cpu, "hits": 0, "down": 0, "up": 0,
+    result = {"wall": wall, "cpu": cpu, "server_cpu": server_cpu(args) - server_before,
+              "hits": 0, "down": 0, "up": 0,
               "warnings": [line for line in stderr.splitlines() if "warning" in line]}
     if config != "none":
         m = REMOTE.search(stderr)
@@ -111,6 +127,10 @@ def link(target: dist_realcode.Target, config: str, args: argparse.Namespace) ->
 def phase_round(args: argparse.Namespace) -> int:
     """Inside the server's namespace: one round, written to --phase-out."""
     targets = dist_realcode.find_targets(args)
+    # The server's JIT warms up on actions of their own (another platform).
+    for target in targets[:args.server_warmup]:
+        for config in ("grpc-cold", "http-cold"):
+            link(target, config, args, platform="warm-up=1")
     measured: Dict[str, Dict[str, dict]] = {}
     for i, target in enumerate(targets):
         first = ["none", "grpc-cold", "http-cold"]
@@ -134,7 +154,8 @@ def run_round(r: int, args: argparse.Namespace) -> Dict[str, Dict[str, dict]]:
     argv = [str(WITH_REMOTE_WORKER), str(server), sys.executable, __file__,
             f"--phase-round={r}", f"--phase-out={out}", f"--build={args.build}",
             f"--programs={';'.join(args.programs)}", f"--jobs={args.jobs}",
-            f"--link-bin={args.link_bin}", f"--relink-dir={args.relink_dir}"]
+            f"--link-bin={args.link_bin}", f"--relink-dir={args.relink_dir}",
+            f"--phase-server={server}", f"--server-warmup={args.server_warmup}"]
     subprocess.run(argv, env=env, check=True)
     shutil.rmtree(server, ignore_errors=True)
     return json.loads(out.read_text())
@@ -144,36 +165,58 @@ def min_median(values: List[float]) -> dict:
     return {"min": min(values), "median": statistics.median(values), "rounds": values}
 
 
-def summarise(rounds: List[Dict[str, Dict[str, dict]]]) -> dict:
-    """Per configuration, the totals of each round; the ratios within rounds."""
-    totals = {c: {k: [sum(links[c][k] for links in rnd.values()) for rnd in rounds]
-                  for k in ("wall", "cpu", "hits", "down", "up")} for c in CONFIGS}
-    ratios = {f"{a} / {b}": {k: min_median([x / y for x, y in
-                                            zip(totals[a][k], totals[b][k])])
-                             for k in ("wall", "cpu")} for a, b in RATIOS}
+def totals_of(rounds: List[Dict[str, Dict[str, dict]]], names: List[str]) -> dict:
+    """Per configuration and figure, the sum over \p names of each round."""
+    return {c: {k: [sum(rnd[n][c][k] for n in names) for rnd in rounds]
+                for k in ("wall", "cpu", "server_cpu", "hits", "down", "up")}
+            for c in CONFIGS}
+
+
+def ratios_of(totals: dict) -> dict:
+    return {f"{a} / {b}": {k: min_median([x / y for x, y in
+                                          zip(totals[a][k], totals[b][k])])
+                           for k in ("wall", "cpu")} for a, b in RATIOS}
+
+
+def summarise(rounds: List[Dict[str, Dict[str, dict]]], large_s: float) -> dict:
+    """Per configuration, the totals of each round; the ratios within rounds,
+    for every executable and for those whose link takes at least \p large_s
+    without a remote cache (where the backends, not lld, take the time)."""
+    names = list(rounds[0])
+    large = [n for n in names
+             if statistics.median(rnd[n]["none"]["wall"] for rnd in rounds) >= large_s]
+    totals = totals_of(rounds, names)
+    ratios = ratios_of(totals)
     different = sorted({f"{name} [{c}]" for rnd in rounds for name, links in rnd.items()
                         for c in CONFIGS[1:] if not links[c]["same_as_none"]})
     warnings = sorted({w for rnd in rounds for links in rnd.values()
                        for link_ in links.values() for w in link_["warnings"]})
     return {"totals": totals, "ratios": ratios, "different": different,
-            "warnings": warnings}
+            "warnings": warnings, "large": large,
+            "large_ratios": ratios_of(totals_of(rounds, large)) if large else {}}
 
 
-def table(summary: dict, executables: int, jobs: int) -> str:
+def table(summary: dict, executables: int, jobs: int, large_s: float) -> str:
     rows = ["| configuration | wall s (min / median) | CPU s (min / median) | "
-            "jobs from the cache | MiB down | MiB up |", "|---|---:|---:|---:|---:|---:|"]
+            "server CPU s (median) | jobs from the cache | MiB down | MiB up |",
+            "|---|---:|---:|---:|---:|---:|---:|"]
     for c in CONFIGS:
         t = summary["totals"][c]
         rows.append(f"| {c} | {min(t['wall']):.2f} / {statistics.median(t['wall']):.2f} | "
                     f"{min(t['cpu']):.2f} / {statistics.median(t['cpu']):.2f} | "
+                    f"{statistics.median(t['server_cpu']):.2f} | "
                     f"{statistics.median(t['hits']):.0f} of {jobs} | "
                     f"{statistics.median(t['down']) / 2**20:.2f} | "
                     f"{statistics.median(t['up']) / 2**20:.2f} |")
     rows += ["", "| ratio, within a round | wall (min / median) | CPU (min / median) |",
              "|---|---:|---:|"]
-    for name, r in summary["ratios"].items():
-        rows.append(f"| {name} | {r['wall']['min']:.3f} / {r['wall']['median']:.3f} | "
-                    f"{r['cpu']['min']:.3f} / {r['cpu']['median']:.3f} |")
+    for label, ratios in (("", summary["ratios"]),
+                          (f" ({len(summary['large'])} links of {large_s:g} s or more)",
+                           summary["large_ratios"])):
+        for name, r in ratios.items():
+            rows.append(f"| {name}{label} | {r['wall']['min']:.3f} / "
+                        f"{r['wall']['median']:.3f} | {r['cpu']['min']:.3f} / "
+                        f"{r['cpu']['median']:.3f} |")
     rows.append("")
     rows.append(f"- {executables} executables, {jobs} backend jobs per configuration "
                 f"and round")
@@ -196,13 +239,13 @@ def benchmark(args: argparse.Namespace) -> tuple:
     for target in targets:  # Warm-up: the page cache, untimed.
         link(target, "none", args)
     rounds = [run_round(r, args) for r in range(args.rounds)]
-    summary = summarise(rounds)
+    summary = summarise(rounds, args.large_s)
     jobs = sum(t.modules for t in targets)
     report = {"date": time.strftime("%Y-%m-%d %H:%M:%S %z"), "argv": sys.argv,
               "programs": args.programs, "jobs": args.jobs, "rounds": rounds,
               "summary": summary, "executables": len(targets), "backend_jobs": jobs}
     args.failed = bool(summary["different"])
-    return report, table(summary, len(targets), jobs)
+    return report, table(summary, len(targets), jobs, args.large_s)
 
 
 def parse_args(argv: Optional[List[str]]) -> argparse.Namespace:
@@ -219,6 +262,13 @@ def parse_args(argv: Optional[List[str]]) -> argparse.Namespace:
     ap.add_argument("--link-bin", type=Path, help=argparse.SUPPRESS)
     ap.add_argument("--phase-round", type=int, help=argparse.SUPPRESS)
     ap.add_argument("--phase-out", type=Path, help=argparse.SUPPRESS)
+    ap.add_argument("--phase-server", type=Path, help=argparse.SUPPRESS)
+    ap.add_argument("--large-s", type=float, default=1.0,
+                    help="the ratios again for the links that take at least this long "
+                         "without a remote cache (default 1.0 s)")
+    ap.add_argument("--server-warmup", type=int, default=8,
+                    help="executables linked untimed against each round's new server "
+                         "first, on actions of their own, to warm its JIT (default 8)")
     args = ap.parse_args(argv)
     args.programs = dist_realcode.parse_programs(args.programs)
     args.build = args.build.resolve()

@@ -65,9 +65,12 @@ public:
   uint64_t bytesSent() const { return BytesSent; }
   uint64_t blobsSent() const { return BlobsSent; }
 
-private:
-  grpc::Status send(llvm::ArrayRef<const Blob *> Missing,
+  /// Sends \p Blobs without asking which the server lacks: for blobs just
+  /// made (an object), which it almost never has.
+  grpc::Status send(llvm::ArrayRef<const Blob *> Blobs,
                     llvm::StringRef ActionId);
+
+private:
   grpc::Status write(const Blob &B, llvm::StringRef Bytes,
                      llvm::StringRef ActionId);
   grpc::Status readStream(const reapi::Digest &Digest, std::string &Bytes,

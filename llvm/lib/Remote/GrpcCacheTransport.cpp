@@ -39,9 +39,10 @@ public:
     return S;
   }
 
+  // An object just made: no FindMissingBlobs round trip first.
   grpc::Status writeBlob(const Blob &B, const std::atomic<bool> &) override {
     const Blob *Blobs[] = {&B};
-    return Store.upload(Blobs, "");
+    return Store.send(Blobs, "");
   }
 
   grpc::Status updateActionResult(const reapi::Digest &Action,
