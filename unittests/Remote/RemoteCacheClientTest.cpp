@@ -160,6 +160,20 @@ TEST_F(RemoteCacheClientTest, AFailingServerIsOneWarningAndNoMoreCalls) {
   EXPECT_EQ(CI->counts().Misses, 2u);
 }
 
+TEST_F(RemoteCacheClientTest, AServerGoneWhileUploadingIsAskedNoMore) {
+  std::unique_ptr<RemoteCache> CI = client(Server);
+  CI->lookup(List, Job);
+  Server.Failure = grpc::StatusCode::UNAVAILABLE;
+  CI->store(List, Job, "object bytes");
+  std::vector<std::string> Warnings = CI->finish();
+  ASSERT_EQ(Warnings.size(), 1u);
+  EXPECT_EQ(Warnings[0], "remote cache grpc://cache:1: 1 of its uploads "
+                         "failed: the server is gone");
+  int Calls = Server.Calls;
+  EXPECT_EQ(CI->lookup(List, Job).Warning, "");
+  EXPECT_EQ(Server.Calls, Calls);
+}
+
 TEST_F(RemoteCacheClientTest, ADamagedEntryIsAMissWithAWarning) {
   client(Server)->store(List, Job, "never asked for");
   EXPECT_TRUE(Server.Actions.empty()); // Only jobs that missed go up.

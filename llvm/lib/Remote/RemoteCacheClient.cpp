@@ -193,6 +193,10 @@ bool RemoteCacheClient::upload(const reapi::Digest &Action,
   }
   if (S.ok())
     return true;
+  // A server gone while uploading is gone for the lookups too: the link
+  // waits for it no more (finish() says why).
+  if (serverFailed(S.error_code()))
+    Down = true;
   std::lock_guard<std::mutex> Lock(Mutex);
   if (FirstUploadFailure.empty())
     FirstUploadFailure = withoutControls(S.error_message());
