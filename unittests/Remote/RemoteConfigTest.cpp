@@ -37,6 +37,26 @@ TEST(RemoteConfigTest, RefusesWhatIsNotAnEndpoint) {
 
 } // namespace
 
+TEST(RemoteConfigTest, RemoteCaches) {
+  Expected<RemoteConfig> HTTP =
+      parseRemoteCacheURL("https://ci:s3cret@cache.example:8443/team/");
+  ASSERT_TRUE(bool(HTTP));
+  EXPECT_TRUE(HTTP->HTTP);
+  EXPECT_TRUE(HTTP->TLS);
+  EXPECT_EQ(HTTP->Target, "https://ci:s3cret@cache.example:8443/team");
+  EXPECT_EQ(HTTP->URL, "https://cache.example:8443/team/");
+  Expected<RemoteConfig> GRPC = parseRemoteCacheURL("grpc://cache:9092");
+  ASSERT_TRUE(bool(GRPC));
+  EXPECT_FALSE(GRPC->HTTP);
+  EXPECT_EQ(GRPC->Target, "cache:9092");
+  for (const char *Bad : {"ftp://cache", "http://", "http://:80/x",
+                          "http://cache/x?y=1", "http://cache/a b"}) {
+    Expected<RemoteConfig> Config = parseRemoteCacheURL(Bad);
+    EXPECT_FALSE(bool(Config)) << Bad;
+    consumeError(Config.takeError());
+  }
+}
+
 TEST(RemoteConfigTest, Headers) {
   Expected<std::pair<std::string, std::string>> Auth =
       parseRemoteHeader("Authorization=Bearer a=b");

@@ -49,8 +49,13 @@ Expected<RemoteConfig> parseRemoteCacheURL(StringRef URL) {
                              "http[s]://host[:port][/path], without a query",
                              URL.str().c_str());
   RemoteConfig Config;
-  Config.URL = URL.str();
   Config.Target = URL.rtrim('/').str();
+  // user:password@ reaches libcurl, never a message or a summary line.
+  Config.URL = URL.str();
+  if (size_t At = Host.rfind('@'); At != StringRef::npos)
+    Config.URL =
+        (URL.take_front(URL.size() - Rest.size()) + Rest.drop_front(At + 1))
+            .str();
   Config.TLS = TLS;
   Config.HTTP = true;
   return Config;

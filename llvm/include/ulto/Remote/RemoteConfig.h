@@ -20,7 +20,7 @@
 namespace ulto {
 
 struct RemoteConfig {
-  std::string URL;    ///< As given.
+  std::string URL;    ///< As given, less an HTTP URL's user:password@.
   std::string Target; ///< host:port, as gRPC dials it; HTTP: the base URL.
   bool TLS = false;
   /// Bazel's HTTP cache protocol (a cache only), not gRPC.
