@@ -37,6 +37,10 @@ A cell passes when it builds and every test that passes in B passes in it
 (for B: when it builds and its tests run; without a B result every test must
 pass). Prints one table (project x config) and `N passed, N failed`; writes
 the whole record as JSON (--out).
+
+--sdk runs the SDK scenario instead (sdk.py): C++ libraries compiled once
+into bitcode archives, their tests linked against them as plain, CFI and WPD
+consumers, thin, full and distributed by ulto, thin and full by ld.lld-22.
 """
 
 import argparse
@@ -51,12 +55,14 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 sys.path.insert(0, str(HERE))
+sys.modules.setdefault("realworld", sys.modules[__name__])  # sdk.py's `import realworld`
 from recipes import RECIPES  # noqa: E402
+import sdk  # noqa: E402
 
 LLVM_BIN = Path("/usr/lib/llvm-22/bin")
 ULTO_PREFIX = REPO / "build"
@@ -525,20 +531,22 @@ def cell_text(c: Optional[Dict]) -> str:
     return s + ("" if c.get("pass") else " FAIL")
 
 
+def tally(cells: List[Optional[Dict]]) -> Tuple[int, int]:
+    """The cells that passed and failed, of those that ran."""
+    ran = [c for c in cells if c is not None]
+    passed = sum(1 for c in ran if c.get("pass"))
+    return passed, len(ran) - passed
+
+
 def print_table(report: Dict, configs: List[str]) -> None:
     w = 20
     print(f"{'project':<18}" + "".join(f"{c:<{w}}" for c in configs))
     npass = nfail = 0
     for name, p in report["projects"].items():
-        row = f"{name:<18}"
-        for cfg in configs:
-            c = p["cells"].get(cfg)
-            row += f"{cell_text(c):<{w}}"
-            if c is not None:
-                if c.get("pass"):
-                    npass += 1
-                else:
-                    nfail += 1
+        cells = [p["cells"].get(cfg) for cfg in configs]
+        row = f"{name:<18}" + "".join(f"{cell_text(c):<{w}}" for c in cells)
+        passed, failed = tally(cells)
+        npass, nfail = npass + passed, nfail + failed
         if p.get("error"):
             row += "  " + p["error"].splitlines()[0][:60]
         print(row)
@@ -547,6 +555,14 @@ def print_table(report: Dict, configs: List[str]) -> None:
           "the same against B")
     print(f"{npass} passed, {nfail} failed")
     report["summary"] = {"passed": npass, "failed": nfail}
+
+
+def use_prefix(args) -> Path:
+    """The ulto tools of this run: --ulto-prefix, or a copy of it (snapshot())."""
+    prefix = args.ulto_prefix.resolve()
+    if not args.no_snapshot:
+        prefix = snapshot(prefix, args.work / "ulto-snapshot")
+    return prefix
 
 
 def main() -> int:
@@ -569,6 +585,7 @@ def main() -> int:
     ap.add_argument("--no-snapshot", action="store_true",
                     help="use --ulto-prefix in place, not a copy in <work>/ulto-snapshot")
     ap.add_argument("--list", action="store_true", help="list the projects and exit")
+    sdk.add_args(ap)
     ap.add_argument("--merge", type=Path, nargs="+", metavar="REPORT",
                     help="build nothing: merge these JSON reports (later ones win per "
                     "project) into --out, if given, and print the table")
@@ -580,6 +597,10 @@ def main() -> int:
         for r in RECIPES:
             print(f"{r['name']:<18}{r['system']:<10}{r['package']}")
         return 0
+    if args.sdk:
+        args.work.mkdir(parents=True, exist_ok=True)
+        set_prefix(use_prefix(args))
+        return sdk.main(args)
     byname = {r["name"]: r for r in RECIPES}
     if args.merge:
         report = {"merged": [str(m) for m in args.merge], "projects": {}}
@@ -603,9 +624,7 @@ def main() -> int:
     configs = [c for c in CONFIGS if c in args.configs.split(",")]
     out = args.out or args.work / "report.json"
     args.work.mkdir(parents=True, exist_ok=True)
-    prefix = args.ulto_prefix.resolve()
-    if not args.no_snapshot:
-        prefix = snapshot(prefix, args.work / "ulto-snapshot")
+    prefix = use_prefix(args)
     set_prefix(prefix)
     report = {"date": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
               "jobs": args.jobs, "configs": configs, "ulto_prefix": str(args.ulto_prefix),
