@@ -82,7 +82,10 @@ PreservedAnalyses IndirectCallTypesPass::run(llvm::Module &M,
   std::unique_ptr<MangleContext> Mangler;
   ASTContext *Ctx = nullptr;
   for (Function &F : M) {
-    if (F.isDeclarationForLinker() || F.hasLocalLinkage() ||
+    // A local function is called through a pointer only when this module
+    // takes its address (pugixml's unspecified-bool operators return one).
+    if (F.isDeclarationForLinker() ||
+        (F.hasLocalLinkage() && !F.hasAddressTaken()) ||
         F.hasLinkOnceLinkage() || F.hasMetadata(LLVMContext::MD_type))
       continue;
     const auto *FD =
@@ -117,6 +120,11 @@ bool hasOnlyIndirectCallTypes(const llvm::Module &M,
     if (!GO.hasMetadata(LLVMContext::MD_type))
       continue;
     if (!isa<Function>(GO) || !Typed.contains(GO.getName()))
+      return false;
+    // A function whose address the module takes may be called through a
+    // pointer that only this module made: the split's cfi.functions carry
+    // it to a thin link's jump tables.
+    if (cast<Function>(GO).hasAddressTaken())
       return false;
     Any = true;
   }

@@ -45,9 +45,10 @@ using TypedFunctions = llvm::StringSet<>;
 /// type metadata yet, its indirectCallTypeIDs() as !type metadata, and
 /// records it in \p Typed. Linkonce definitions are left alone: every
 /// translation unit that uses one has its own copy, so a CFI consumer that
-/// takes its address brings one with types. Runs at the start of the
-/// pre-link pipeline of \p Action's compile, whose code generator knows each
-/// function's declaration.
+/// takes its address brings one with types. So are local functions whose
+/// address the module does not take: nothing else can call them. Runs at the
+/// start of the pre-link pipeline of \p Action's compile, whose code generator
+/// knows each function's declaration.
 ///
 /// clang frees the AST before the pipeline (-clear-ast-before-backend); the
 /// compile must keep it for the pass, which then frees it as clang would
@@ -66,8 +67,11 @@ private:
   TypedFunctions &Typed;
 };
 
-/// Whether \p M has type metadata, all of it on functions in \p Typed: then
-/// it is written as one ThinLTO module (UnifiedLayout::OneThinModule).
+/// Whether \p M has type metadata, all of it on functions in \p Typed whose
+/// address it does not take: then it is written as one ThinLTO module
+/// (UnifiedLayout::OneThinModule). A taken address may reach a CFI program
+/// that declares no such function: the split's cfi.functions put it in a
+/// thin link's jump tables.
 bool hasOnlyIndirectCallTypes(const llvm::Module &M,
                               const TypedFunctions &Typed);
 

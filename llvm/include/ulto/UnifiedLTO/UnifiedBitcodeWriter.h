@@ -35,7 +35,8 @@ enum class UnifiedLayout {
   SplitIfTyped,
   /// One ThinLTO module with its summary, whatever type metadata it has: for
   /// modules whose only type metadata are the cfi-icall types ulto gives
-  /// every function (IndirectCallTypes.h). Full LTO reads them from the
+  /// every function, none of which they take the address of
+  /// (IndirectCallTypes.h). Full LTO reads them from the
   /// definitions; a regular-LTO half would only add an object to every
   /// ThinLTO link, and CFI entries that ThinLTO finds without it.
   OneThinModule,
