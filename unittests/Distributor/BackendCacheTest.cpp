@@ -129,6 +129,33 @@ TEST(BackendCacheTest, EntriesThatAreNotRegularFilesAreDamaged) {
   EXPECT_TRUE(Damaged);
 }
 
+// Another user's FIFO or link at an entry's name, which a lookup leaves
+// alone as a miss: the store replaces it, and neither waits on the FIFO nor
+// writes through the link.
+TEST(BackendCacheTest, AStoreNeverWritesIntoWhatIsAtItsName) {
+  unittest::TempDir Dir("cache", /*Unique=*/true);
+  Expected<std::unique_ptr<BackendCache>> Cache =
+      BackendCache::open(Dir.path());
+  ASSERT_EQ(errorText(Cache), "");
+  std::string Entry((Dir.path() + "/llvmcache-" + Key).str());
+  ASSERT_EQ(::mkfifo(Entry.c_str(), 0600), 0);
+  ASSERT_EQ(errorText((*Cache)->store(Key, "object bytes")), "");
+  bool Damaged = false;
+  std::unique_ptr<MemoryBuffer> Hit = (*Cache)->lookup(Key, Damaged);
+  ASSERT_NE(Hit, nullptr);
+  EXPECT_EQ(Hit->getBuffer(), "object bytes");
+
+  unittest::TempFile Victim(Dir.path("victim"), "", "precious",
+                            /*Unique=*/false);
+  ASSERT_FALSE(sys::fs::remove(Entry));
+  ASSERT_EQ(::symlink(Victim.path().str().c_str(), Entry.c_str()), 0);
+  ASSERT_EQ(errorText((*Cache)->store(Key, "object bytes")), "");
+  ErrorOr<std::unique_ptr<MemoryBuffer>> Kept =
+      MemoryBuffer::getFile(Victim.path());
+  ASSERT_TRUE(bool(Kept));
+  EXPECT_EQ((*Kept)->getBuffer(), "precious");
+}
+
 TEST(BackendCacheTest, OnlyTrustedWritersEntriesAreTaken) {
   struct stat S = {};
   S.st_mode = S_IFREG | 0644;

@@ -84,6 +84,34 @@ TEST_P(AtomicFileTest, AnUncreatableFileIsAnErrorNamingIt) {
   EXPECT_FALSE(sys::fs::exists(Path));
 }
 
+// Where others may have put something at the name (a cache, a job's
+// object): a FIFO is replaced, not waited on; a link is replaced, its target
+// left alone.
+TEST_P(AtomicFileTest, WhatIsThereIsReplacedWhenAsked) {
+  unittest::TempDir Dir("atomic", /*Unique=*/true);
+  std::string Fifo = (Dir.path() + "/fifo").str();
+  ASSERT_EQ(::mkfifo(Fifo.c_str(), 0600), 0);
+  EXPECT_EQ(errorText(writeAtomically(Fifo, "file", GetParam(),
+                                      Existing::Replace)),
+            "");
+  EXPECT_EQ(readFile(Fifo), "file");
+
+  std::string Victim = (Dir.path() + "/victim").str(),
+              Link = (Dir.path() + "/link").str();
+  ASSERT_EQ(errorText(writeAtomically(Victim, "mine", GetParam())), "");
+  ASSERT_FALSE(sys::fs::create_link(Victim, Link));
+  EXPECT_EQ(errorText(writeAtomically(Link, "file", GetParam(),
+                                      Existing::Replace)),
+            "");
+  EXPECT_EQ(readFile(Victim), "mine");
+  EXPECT_EQ(readFile(Link), "file");
+  sys::fs::file_status Status;
+  ASSERT_FALSE(sys::fs::status(Link, Status, /*Follow=*/false));
+  EXPECT_EQ(Status.type(), sys::fs::file_type::regular_file);
+  EXPECT_EQ(filesIn(Dir.path()),
+            (std::vector<std::string>{"fifo", "link", "victim"}));
+}
+
 INSTANTIATE_TEST_SUITE_P(EitherCleanup, AtomicFileTest,
                          ::testing::Values(OnSignal::RemoveTemporary,
                                            OnSignal::CallerWaits));

@@ -131,7 +131,7 @@ Error BackendCache::store(StringRef Key, StringRef Object) {
         OS << Object << EntryMagic;
         OS.write(reinterpret_cast<const char *>(Sum.data()), Sum.size());
       },
-      OnSignal::CallerWaits);
+      OnSignal::CallerWaits, Existing::Replace);
 }
 
 Expected<CacheStats> readCacheStats(StringRef Directory) {

@@ -233,8 +233,8 @@ Error ExplainRecords::save(StringRef LinkerOutput, StringRef Module,
     return createFileError(Directory, std::move(E));
   return writeAtomically(
       path(LinkerOutput, Module),
-      [&](raw_ostream &OS) { OS << toJSON(Components); },
-      OnSignal::CallerWaits);
+      [&](raw_ostream &OS) { OS << toJSON(Components); }, OnSignal::CallerWaits,
+      Existing::Replace);
 }
 
 void ExplainRecords::prune(std::chrono::seconds Expiration,

@@ -89,7 +89,7 @@ Error addRemoteCacheStats(StringRef CacheDirectory,
         });
         OS << json::Value(std::move(Fields));
       },
-      OnSignal::CallerWaits);
+      OnSignal::CallerWaits, Existing::Replace);
 }
 
 } // namespace ulto

@@ -372,7 +372,8 @@ bool visitStartsWorkerService(StringRef Directory, StringRef Name,
   if (Last == "started")
     return false;
   bool Start = Last == "seen";
-  if (Error E = writeAtomically(Path, Start ? "started" : "seen")) {
+  if (Error E = writeAtomically(Path, Start ? "started" : "seen",
+                                OnSignal::RemoveTemporary, Existing::Replace)) {
     consumeError(std::move(E));
     return false;
   }

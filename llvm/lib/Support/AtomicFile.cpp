@@ -52,10 +52,18 @@ public:
     sys::fs::remove(Unregistered);
   }
 
-  Error keep(StringRef Path) {
-    if (Registered)
+  Error keep(StringRef Path, Existing Special) {
+    if (Registered && Special == Existing::WriteInto)
       return Registered->keep(Path);
-    sys::Process::SafelyCloseFileDescriptor(FD);
+    // LLVM's keep copies into whatever a rename cannot replace: another
+    // user's file in a sticky directory would be written into.
+    if (Registered) {
+      Unregistered = Registered->TmpName;
+      if (Error E = Registered->keep())
+        return E;
+    } else {
+      sys::Process::SafelyCloseFileDescriptor(FD);
+    }
     if (std::error_code EC = sys::fs::rename(Unregistered, Path)) {
       sys::fs::remove(Unregistered);
       return errorCodeToError(EC);
@@ -91,7 +99,7 @@ Error writeInPlace(StringRef Path, function_ref<void(raw_ostream &)> Write) {
 } // namespace
 
 Error writeAtomically(StringRef Path, function_ref<void(raw_ostream &)> Write,
-                      OnSignal Cleanup) {
+                      OnSignal Cleanup, Existing Special) {
   if (Path == "-") {
     Write(outs());
     outs().flush();
@@ -100,7 +108,8 @@ Error writeAtomically(StringRef Path, function_ref<void(raw_ostream &)> Write,
   // Not a file to replace (/dev/null, a FIFO): written to, as clang does.
   // Renaming over it would replace a device with a file.
   sys::fs::file_status Status;
-  if (!sys::fs::status(Path, Status) && sys::fs::exists(Status) &&
+  if (Special == Existing::WriteInto && !sys::fs::status(Path, Status) &&
+      sys::fs::exists(Status) &&
       Status.type() != sys::fs::file_type::regular_file)
     return writeInPlace(Path, Write);
   Expected<Temporary> Temp = Temporary::create(Path, Cleanup);
@@ -115,14 +124,15 @@ Error writeAtomically(StringRef Path, function_ref<void(raw_ostream &)> Write,
     Temp->discard();
     return createFileError(Path, EC);
   }
-  if (Error E = Temp->keep(Path))
+  if (Error E = Temp->keep(Path, Special))
     return createFileError(Path, std::move(E));
   return Error::success();
 }
 
-Error writeAtomically(StringRef Path, StringRef Bytes, OnSignal Cleanup) {
+Error writeAtomically(StringRef Path, StringRef Bytes, OnSignal Cleanup,
+                      Existing Special) {
   return writeAtomically(
-      Path, [&](raw_ostream &OS) { OS << Bytes; }, Cleanup);
+      Path, [&](raw_ostream &OS) { OS << Bytes; }, Cleanup, Special);
 }
 
 } // namespace ulto

@@ -30,16 +30,29 @@ enum class OnSignal {
   CallerWaits,
 };
 
+/// What is at the path already, when it is not a regular file.
+enum class Existing {
+  /// A file the user named (-o /dev/null, a FIFO) is written to, as clang
+  /// does; renaming over it would replace a device with a file.
+  WriteInto,
+  /// Whatever is there is replaced, a symbolic link itself, never followed:
+  /// for names others may have put something at (a FIFO would block the
+  /// write, a link would send it to another file).
+  Replace,
+};
+
 /// Writes \p Path through \p Write into a temporary file next to it, then
 /// renames it into place; nothing is renamed if a write fails. "-" is
 /// stdout, as for clang's -o.
 llvm::Error writeAtomically(llvm::StringRef Path,
                             llvm::function_ref<void(llvm::raw_ostream &)> Write,
-                            OnSignal Cleanup = OnSignal::RemoveTemporary);
+                            OnSignal Cleanup = OnSignal::RemoveTemporary,
+                            Existing Special = Existing::WriteInto);
 
 /// writeAtomically of \p Bytes.
 llvm::Error writeAtomically(llvm::StringRef Path, llvm::StringRef Bytes,
-                            OnSignal Cleanup = OnSignal::RemoveTemporary);
+                            OnSignal Cleanup = OnSignal::RemoveTemporary,
+                            Existing Special = Existing::WriteInto);
 
 } // namespace ulto
 
