@@ -8,6 +8,7 @@
 
 #include "ulto/Bitcode/LTOModuleInfo.h"
 #include "Common/UnifiedTestIR.h"
+#include "ulto/Support/ReaderCrashRecovery.h"
 #include "ulto/UnifiedLTO/PreLinkPipeline.h"
 #include "ulto/UnifiedLTO/UnifiedBitcodeWriter.h"
 
@@ -299,7 +300,7 @@ TEST_F(LTOModuleInfoTest, TruncatedArchive) {
 // Every prefix and many byte flips of a split unit and of an archive: each
 // read must end in a result or a one-line error.
 TEST_F(LTOModuleInfoTest, CorruptInputNeverCrashes) {
-  enableCrashRecovery();
+  enableReaderCrashRecovery();
   std::unique_ptr<Module> M = parse(std::string(LocalVTableIR) + UnifiedFlags);
   std::string Split = writeThinLTO(*M);
   std::string Archive = archive({{"a.o", Split}, {"b.o", nativeObject()}});

@@ -10,6 +10,7 @@
 
 #include "Common/TestJobs.h"
 #include "Common/UnifiedTestIR.h"
+#include "ulto/Support/ReaderCrashRecovery.h"
 #include "ulto/UnifiedLTO/UnifiedBitcodeWriter.h"
 
 #include "llvm/AsmParser/Parser.h"
@@ -19,6 +20,8 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Testing/Support/SupportHelpers.h"
+
+#include <random>
 
 using namespace llvm;
 using namespace ulto;
@@ -339,6 +342,67 @@ TEST(ShardCompletionTest, AShardThatCannotBeWrittenIsLeftAsItWas) {
   Expected<std::optional<std::string>> Other = Completion.complete(0);
   ASSERT_TRUE(bool(Other));
   EXPECT_FALSE(*Other);
+}
+
+// A shard that is empty, cut or corrupt is no index: its job cannot run
+// (lld's empty shard would have the backend compile without its index).
+TEST(ShardCompletionTest, AShardThatCannotBeReadIsSaidOnce) {
+  Link L;
+  L.addModule("shape.o", ShapeIR);
+  L.addModule("make.o", MakeIR);
+  JobList List = L.write({});
+  writeFile(List.Jobs[1].indexShard(), "");
+  ShardCompletion Completion(List);
+  EXPECT_EQ(toString(Completion.unreadable(0)), "");
+  EXPECT_EQ(toString(Completion.unreadable(1)),
+            ("its index shard cannot be read: " + List.Jobs[1].indexShard() +
+             ": not a ThinLTO index: file too small to contain bitcode header")
+                .str());
+}
+
+// Seeded mutations of a real shard (byte flips, insertions, cuts): each is
+// read, and completed if it reads, and none takes the process down. LLVM
+// 22's reader faults or calls report_fatal_error on some of them, as clang-22
+// does; one that names other modules than the job's made completion read
+// through ModuleSummaryIndex::getModule's end() (seed 36).
+TEST(ShardCompletionTest, MutatedShardsFailTheirJobNeverTheProcess) {
+  enableReaderCrashRecovery();
+  Link L;
+  L.addModule("shape.o", ShapeIR);
+  L.addModule("make.o", MakeIR);
+  L.addModule("counter.o", CounterIR);
+  JobList List = L.write({{"make.o", {"count"}}});
+  const std::string Shard = List.Jobs[1].indexShard().str();
+  const std::string Original = contents(Shard);
+  unsigned Unreadable = 0;
+  for (unsigned Seed = 0; Seed != 1000; ++Seed) {
+    std::mt19937 Random(Seed);
+    std::string Bytes = Original;
+    for (unsigned Edits = 1u << (Random() % 4); Edits-- && !Bytes.empty();) {
+      size_t At = Random() % Bytes.size();
+      switch (Random() % 4) {
+      case 0:
+        Bytes.resize(At);
+        break;
+      case 1:
+        Bytes.insert(At, 1, char(Random()));
+        break;
+      default:
+        Bytes[At] = char(Random());
+      }
+    }
+    writeFile(Shard, Bytes);
+    ShardCompletion Completion(List);
+    if (Error E = Completion.unreadable(1)) {
+      ++Unreadable;
+      EXPECT_TRUE(StringRef(toString(std::move(E)))
+                      .starts_with("its index shard cannot be read: "));
+      continue;
+    }
+    consumeError(Completion.complete(1).takeError());
+  }
+  // Most mutations make no index.
+  EXPECT_GT(Unreadable, 900u) << Unreadable;
 }
 
 } // namespace

@@ -75,6 +75,27 @@ TEST(TrustedFileTest, ReadsTheUsersFilesOnly) {
   ::unlink(Fifo.c_str());
 }
 
+// What lld wrote for a link: the user's, or in a directory only the user can
+// enter, where its mode does not matter; never a link.
+TEST(TrustedFileTest, LinkerFilesAreTheUsersOrInAPrivateDirectory) {
+  unittest::TempDir Dir("trusted-file", /*Unique=*/true);
+  ASSERT_FALSE(sys::fs::setPermissions(Dir.path(), sys::fs::perms(0755)));
+  unittest::TempFile Shard(Dir.path("shard.bc"), "", "x", /*Unique=*/false);
+  std::optional<gid_t> Group = userPrivateGroup();
+  EXPECT_EQ(untrustedLinkerFile(Shard.path(), Group), std::nullopt);
+  ASSERT_FALSE(sys::fs::setPermissions(Shard.path(), sys::fs::perms(0666)));
+  EXPECT_EQ(untrustedLinkerFile(Shard.path(), Group),
+            "other users can write it");
+  EXPECT_FALSE(inPrivateDirectory(Shard.path()));
+  ASSERT_FALSE(sys::fs::setPermissions(Dir.path(), sys::fs::perms(0700)));
+  EXPECT_TRUE(inPrivateDirectory(Shard.path()));
+  EXPECT_EQ(untrustedLinkerFile(Shard.path(), Group), std::nullopt);
+
+  unittest::TempLink Link(Shard.path(), Dir.path("link.bc"));
+  EXPECT_EQ(untrustedLinkerFile(Link.path(), Group), "it is a symbolic link");
+  EXPECT_EQ(untrustedLinkerFile(Dir.path("missing.bc"), Group), std::nullopt);
+}
+
 TEST(TrustedFileTest, RemovesTheUsersFilesOnly) {
   unittest::TempDir Dir("trusted-file", /*Unique=*/true);
   unittest::TempFile File(Dir.path("mine"), "", "x", /*Unique=*/false);

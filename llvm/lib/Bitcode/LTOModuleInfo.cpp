@@ -15,7 +15,7 @@
 // materialized function by function, which skips that verifier run. Fuzzing
 // (byte flips, truncation) still makes LLVM 22's reader fault, trap or run
 // out of memory on a few inputs, which llvm-dis does too; those are caught by
-// a CrashRecoveryContext per bitcode file (see enableCrashRecovery()).
+// a CrashRecoveryContext per bitcode file (ReaderCrashRecovery.h).
 //
 // Module IDs of split files: neither half, read back, hashes to the ID the
 // split was made with; splitModuleID() reconstructs it from both halves, by
@@ -24,6 +24,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ulto/Bitcode/LTOModuleInfo.h"
+#include "ulto/Support/ReaderCrashRecovery.h"
 #include "ulto/UnifiedLTO/PreLinkPipeline.h"
 #include "ulto/UnifiedLTO/SplitModuleID.h"
 
@@ -245,82 +246,19 @@ Expected<std::vector<LTOModuleInfo>> readBitcodeModules(MemoryBufferRef Buffer,
   return Infos;
 }
 
-// HandleExit() code for a fatal error; signals report 128 + their number.
-constexpr int FatalErrorExit = 1;
-
-// What stopped this thread's reader; fixed-size because the out-of-memory
-// path must not allocate.
-thread_local char FatalReason[128];
-
-void writeLLVMError(const char *Reason) {
-  // What LLVM prints when no handler is installed; no allocation.
-  auto Write = [](const char *S) { (void)!::write(2, S, strlen(S)); };
-  Write("LLVM ERROR: ");
-  Write(Reason);
-  Write("\n");
-}
-
-void onFatalError(void *, const char *Reason, bool) {
-  if (CrashRecoveryContext *CRC = CrashRecoveryContext::GetCurrent()) {
-    snprintf(FatalReason, sizeof(FatalReason), "%s", Reason);
-    CRC->HandleExit(FatalErrorExit);
-  }
-  writeLLVMError(Reason); // report_fatal_error() exits after this returns
-}
-
-void onBadAlloc(void *, const char *Reason, bool) {
-  if (CrashRecoveryContext *CRC = CrashRecoveryContext::GetCurrent()) {
-    snprintf(FatalReason, sizeof(FatalReason), "out of memory");
-    CRC->HandleExit(FatalErrorExit);
-  }
-  writeLLVMError("out of memory"); // this handler must not return
-  abort();
-}
-
-std::string crashReason(int RetCode) {
-  if (RetCode == FatalErrorExit)
-    return std::string("LLVM's bitcode reader failed: ") + FatalReason;
-  StringRef Signal;
-  switch (RetCode - 128) {
-  case SIGSEGV:
-    Signal = "SIGSEGV";
-    break;
-  case SIGBUS:
-    Signal = "SIGBUS";
-    break;
-  case SIGILL:
-    Signal = "SIGILL";
-    break;
-  case SIGFPE:
-    Signal = "SIGFPE";
-    break;
-  case SIGTRAP:
-    Signal = "SIGTRAP";
-    break;
-  case SIGABRT:
-    Signal = "SIGABRT";
-    break;
-  default:
-    Signal = "unknown signal";
-  }
-  return ("LLVM's bitcode reader crashed (" + Signal + ")").str();
-}
-
 // A corrupt module can make LLVM's reader fault or call report_fatal_error()
 // (found by fuzzing: bad module flags, huge attribute lists); under
-// enableCrashRecovery() that becomes an error for this file.
+// enableReaderCrashRecovery() that becomes an error for this file.
 Expected<std::vector<LTOModuleInfo>> readBitcode(MemoryBufferRef Buffer,
                                                  StringRef Member) {
   std::optional<Expected<std::vector<LTOModuleInfo>>> Result;
   unsigned Progress = 0;
-  CrashRecoveryContext CRC;
-  if (CRC.RunSafely([&] {
+  if (Error E = readSafely([&] {
         Result.emplace(readBitcodeModules(Buffer, Member, Progress));
       }))
-    return std::move(*Result);
-  // Whatever the reader had allocated is leaked: its state is unknown.
-  return makeError("module " + Twine(Progress) + ": " +
-                   crashReason(CRC.RetCode));
+    return makeError("module " + Twine(Progress) + ": " +
+                     toString(std::move(E)));
+  return std::move(*Result);
 }
 
 bool isELF(file_magic Magic) {
@@ -407,16 +345,6 @@ Expected<std::vector<LTOModuleInfo>> readArchive(MemoryBufferRef Buffer) {
 
 } // namespace
 
-void enableCrashRecovery() {
-  // LLVM allows one handler of each kind; a second call must not re-install.
-  static std::once_flag Once;
-  std::call_once(Once, [] {
-    CrashRecoveryContext::Enable();
-    install_fatal_error_handler(onFatalError);
-    install_bad_alloc_error_handler(onBadAlloc);
-  });
-}
-
 Expected<std::vector<LTOModuleInfo>> readLTOModuleInfo(MemoryBufferRef Buffer) {
   if (identify_magic(Buffer.getBuffer()) == file_magic::archive)
     return readArchive(Buffer);
@@ -424,7 +352,7 @@ Expected<std::vector<LTOModuleInfo>> readLTOModuleInfo(MemoryBufferRef Buffer) {
 }
 
 std::vector<LTOFileInfo> readLTOModuleInfoFiles(ArrayRef<std::string> Paths) {
-  enableCrashRecovery();
+  enableReaderCrashRecovery();
   std::vector<LTOFileInfo> Files(Paths.size());
   parallelFor(0, Paths.size(), [&](size_t I) {
     LTOFileInfo &File = Files[I];

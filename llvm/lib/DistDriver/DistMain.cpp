@@ -18,13 +18,16 @@
 #include "ulto/Distributor/Distributor.h"
 #include "ulto/Distributor/JobList.h"
 #include "ulto/Distributor/NinjaFile.h"
+#include "ulto/Distributor/PrivateObjects.h"
 #include "ulto/Distributor/RemoteCacheStats.h"
 #include "ulto/Distributor/RunningJobs.h"
 #include "ulto/Distributor/StatusSink.h"
 #include "ulto/LocalExecution/WorkerService.h"
 #include "ulto/Support/AtomicFile.h"
+#include "ulto/Support/DTLTONames.h"
 #include "ulto/Support/MakeJobserver.h"
 #include "ulto/Support/Message.h"
+#include "ulto/Support/ReaderCrashRecovery.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -149,10 +152,12 @@ static void finishRemoteCache(RemoteCache &Remote, const DistConfig &Config,
 
 // The options of the run, decided once, from the command line, the cache
 // and where the jobs run.
-static DistOptions runtimeOptions(const DistConfig &Config,
-                                  const CacheAccess &Cache,
-                                  const Executors &Exec, RemoteCache *Remote) {
+static DistOptions
+runtimeOptions(const DistConfig &Config, const CacheAccess &Cache,
+               const Executors &Exec, RemoteCache *Remote,
+               const std::optional<PrivateObjects> &Private) {
   DistOptions Opts;
+  Opts.Private = Private ? &*Private : nullptr;
   // Remote jobs wait on the network, not on this machine's cores.
   Opts.Parallelism = Exec.Remote ? Config.RemoteJobs : Config.Parallelism;
   Opts.Jobserver = !Exec.Remote;
@@ -425,8 +430,11 @@ static int runDist(ArrayRef<const char *> Args,
   if (!List)
     return reportErrors(DistToolName, List.takeError());
   std::optional<TimeTraceScope> Whole(std::in_place, "ulto dist",
-                                      List->LinkerOutput);
-  Cancel.watch(Config->JobList, *List, Config->Progress);
+                                      linkOutput(List->LinkerOutput));
+  // Where the jobs write their objects: only the user can enter it.
+  std::optional<PrivateObjects> Private = PrivateObjects::create(*List);
+  Cancel.watch(Config->JobList, *List, Private ? &*Private : nullptr,
+               Config->Progress);
   if (Error E = describeJobs(*Config, *List))
     return reportErrors(DistToolName, std::move(E));
 
@@ -442,6 +450,9 @@ static int runDist(ArrayRef<const char *> Args,
   }();
   if (!Exec)
     return reportErrors(DistToolName, Exec.takeError());
+  // Index shards are read here; the fork server, started already, keeps
+  // clang's own handling of its crashes.
+  enableReaderCrashRecovery();
   std::unique_ptr<RemoteCache> Remote = [&] {
     TimeTraceScope Scope("connect the remote cache");
     return openRemoteCache(*Config, *Exec);
@@ -452,10 +463,11 @@ static int runDist(ArrayRef<const char *> Args,
   DistSummary Summary = [&] {
     TerminalStatus Status(errs(), DistToolName, Config->Progress,
                           List->Jobs.size());
-    return runBackends(*List, Exec->chosen(),
-                       runtimeOptions(*Config, *Cache, *Exec, Remote.get()),
-                       Status);
+    return runBackends(
+        *List, Exec->chosen(),
+        runtimeOptions(*Config, *Cache, *Exec, Remote.get(), Private), Status);
   }();
+  Private.reset();
   if (Remote)
     finishRemoteCache(*Remote, *Config, *Cache);
   Whole.reset();

@@ -1,6 +1,7 @@
 //===- Cancellation.cpp - An interrupted link leaves nothing behind -------===//
 
 #include "ulto/Distributor/Cancellation.h"
+#include "ulto/Distributor/PrivateObjects.h"
 #include "ulto/Support/DTLTONames.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -122,6 +123,11 @@ struct WatchedLink {
   std::string Tool;
   std::string LinkerOutput;
   std::vector<std::string> Objects;
+  /// Where the jobs write their objects (PrivateObjects.h), or empty.
+  std::string PrivateDirectory;
+  /// ld.ulto's private directory of the link's files (PrivateOutput.h), or
+  /// empty: once the linker is gone, nothing of the link is left in it.
+  std::string LinkDirectory;
   std::vector<std::string> LinkerFiles;
   /// stderr may end in the live progress line (StatusSink.h).
   bool ProgressLine = false;
@@ -313,13 +319,18 @@ void onInterrupt() {
   const WatchedLink &Watched = *Link.load();
   for (const std::string &Object : Watched.Objects)
     removeFile(Object);
+  if (!Watched.PrivateDirectory.empty())
+    rmdir(Watched.PrivateDirectory.c_str());
   // Files registered since LLVM's handler removed them: a job's output
   // capture, created again by a job that was starting.
   sys::RunInterruptHandlers();
   bool LinkerGone = getppid() != Linker;
-  if (LinkerGone)
+  if (LinkerGone) {
     for (const std::string &File : Watched.LinkerFiles)
       removeFile(File);
+    if (!Watched.LinkDirectory.empty())
+      rmdir(Watched.LinkDirectory.c_str());
+  }
   if (Errors >= 0)
     report(Errors, Watched, LinkerGone);
   _exit(1);
@@ -384,12 +395,20 @@ Cancellation::Cancellation(StringRef ToolName) : Tool(ToolName) {
 }
 
 void Cancellation::watch(StringRef JobListPath, const JobList &List,
-                         bool ProgressLine) {
+                         const PrivateObjects *Private, bool ProgressLine) {
   auto *Watched = new WatchedLink;
   Watched->Tool = Tool;
-  Watched->LinkerOutput = List.LinkerOutput;
+  Watched->LinkerOutput = linkOutput(List.LinkerOutput);
+  if (Watched->LinkerOutput != List.LinkerOutput)
+    Watched->LinkDirectory = sys::path::parent_path(List.LinkerOutput).str();
   for (const BackendJob &Job : List.Jobs)
     Watched->Objects.push_back(Job.output().str());
+  if (Private) {
+    for (size_t I = 0; I != List.Jobs.size(); ++I)
+      if (Private->objectPath(I) != List.Jobs[I].output())
+        Watched->Objects.push_back(Private->objectPath(I).str());
+    Watched->PrivateDirectory = Private->directory().str();
+  }
   // lld writes "<output>.resolution.txt" only under --save-temps, which keeps
   // its files on purpose: so does `ulto dist`.
   if (!sys::fs::exists(List.LinkerOutput + ".resolution.txt"))

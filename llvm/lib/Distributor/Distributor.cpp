@@ -5,10 +5,13 @@
 #include "ulto/Distributor/CacheKey.h"
 #include "ulto/Distributor/Cancellation.h"
 #include "ulto/Distributor/ObjectCheck.h"
+#include "ulto/Distributor/PrivateObjects.h"
 #include "ulto/Distributor/Scheduler.h"
 #include "ulto/Support/AtomicFile.h"
+#include "ulto/Support/DTLTONames.h"
 #include "ulto/Support/MakeJobserver.h"
 #include "ulto/Support/Semaphore.h"
+#include "ulto/Support/TrustedFile.h"
 
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/FileSystem.h"
@@ -19,7 +22,9 @@
 #include "llvm/Support/TimeProfiler.h"
 
 #include <atomic>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <future>
 #include <mutex>
 
@@ -61,8 +66,8 @@ public:
       : List(List), Exec(Exec), Opts(Opts), Status(Status), Cache(Opts.Cache),
         Keys(List.Jobs.size()), Components(List.Jobs.size()),
         CompletedShards(List.Jobs.size()), Targets(List.Jobs.size()),
-        Before(List.Jobs.size()), CacheUnwritable(Opts.CacheReadOnly),
-        Running(Opts.Running) {
+        Before(List.Jobs.size()), UserGroup(userPrivateGroup()),
+        CacheUnwritable(Opts.CacheReadOnly), Running(Opts.Running) {
     if (Cache)
       Records.emplace(Cache->directory().str());
   }
@@ -109,17 +114,23 @@ private:
   std::unique_ptr<MemoryBuffer> checkedObject(size_t I,
                                               const ExecutionResult &Result);
   void reportFailure(size_t I, const ExecutionResult &Result);
-  /// Whether job \p I's output is a file this run wrote (not one that was
+  /// Whether job \p I's object is a file this run wrote (not one that was
   /// there before, which is never removed).
   bool wroteOutput(size_t I);
   void removeOwnOutput(size_t I);
+  /// Where job \p I writes its object (PrivateObjects.h).
+  StringRef objectPath(size_t I) const {
+    return Opts.Private ? Opts.Private->objectPath(I) : List.Jobs[I].output();
+  }
   void completeShard(size_t I);
   /// Writes the job's completed shard for the executor; without it the job
   /// runs on lld's shard, and its object is not this key's to store.
   void writeCompletedShard(size_t I);
-  ExecutionResult runExecutor(const BackendJob &Job);
+  ExecutionResult runExecutor(size_t I);
   void reportFallback(const BackendJob &Job, const ExecutionResult &R);
   bool writeOutput(const BackendJob &Job, StringRef Object);
+  /// Moves the object job \p I wrote in the private directory into place.
+  bool publish(size_t I, StringRef Object);
   void fail(const BackendJob &Job, const Twine &What,
             StringRef Output = StringRef(), bool WithCommand = true);
   void warn(const Twine &Message);
@@ -141,6 +152,7 @@ private:
   std::vector<std::string> CompletedShards;
   std::vector<Triple> Targets;
   std::vector<std::optional<sys::fs::file_status>> Before;
+  std::optional<gid_t> UserGroup;
 
   /// With a cache: where jobs that ran leave what their keys were made of.
   std::optional<ExplainRecords> Records;
@@ -187,10 +199,29 @@ bool LinkBackends::checkInputs(const BackendJob &Job) {
          StringRef(), /*WithCommand=*/false);
     return false;
   };
-  if (!Check(Job.module(), "module") || !Check(Job.indexShard(), "index shard"))
+  // What lld wrote for the link, next to its output, must be the user's:
+  // another user's shard or archive member would put her code in the
+  // program, and in the user's cache.
+  auto Own = [&](StringRef Path, StringRef Role) {
+    std::optional<std::string> Why = untrustedLinkerFile(Path, UserGroup);
+    if (!Why)
+      return true;
+    fail(Job,
+         "cannot run: its " + Role + " '" + Path + "' is not taken: " + *Why,
+         StringRef(), /*WithCommand=*/false);
+    return false;
+  };
+  auto OwnIfMember = [&](StringRef Path, StringRef Role) {
+    return !isArchiveMemberFile(Path) || Own(Path, Role);
+  };
+  if (!Check(Job.module(), "module") ||
+      !Check(Job.indexShard(), "index shard") ||
+      !OwnIfMember(Job.module(), "module") ||
+      !Own(Job.indexShard(), "index shard"))
     return false;
   for (StringRef Import : Job.imports())
-    if (!Check(Import, "imported module"))
+    if (!Check(Import, "imported module") ||
+        !OwnIfMember(Import, "imported module"))
       return false;
   for (StringRef Input : List.CommonInputs)
     if (!Check(Input, "shared input"))
@@ -203,9 +234,24 @@ bool LinkBackends::writeOutput(const BackendJob &Job, StringRef Object) {
   WriteGuard Writing;
   if (!Writing)
     return false;
-  Error E = writeAtomically(Job.output(), Object, OnSignal::CallerWaits);
+  Error E = writeAtomically(Job.output(), Object, OnSignal::CallerWaits,
+                            Existing::Replace);
   if (!E)
     return true;
+  fail(Job, "cannot write '" + Job.output() + "': " + toString(std::move(E)),
+       StringRef(), /*WithCommand=*/false);
+  return false;
+}
+
+bool LinkBackends::publish(size_t I, StringRef Object) {
+  const BackendJob &Job = List.Jobs[I];
+  WriteGuard Writing;
+  if (!Writing)
+    return false;
+  Error E = publishObject(objectPath(I), Job.output(), Object);
+  if (!E)
+    return true;
+  removeOwnOutput(I);
   fail(Job, "cannot write '" + Job.output() + "': " + toString(std::move(E)),
        StringRef(), /*WithCommand=*/false);
   return false;
@@ -230,13 +276,16 @@ void LinkBackends::reportFallback(const BackendJob &Job,
   }
 }
 
-ExecutionResult LinkBackends::runExecutor(const BackendJob &Job) {
+ExecutionResult LinkBackends::runExecutor(size_t I) {
+  const BackendJob &Job = List.Jobs[I];
   ExecutionResult Result;
   {
     if (Executing)
       Executing->acquire();
     TimeTraceScope Scope("execute", Job.module());
-    Result = Exec.run(List, Job);
+    Result = objectPath(I) == Job.output()
+                 ? Exec.run(List, Job)
+                 : Exec.run(List, withOutput(Job, objectPath(I)));
     if (Executing)
       Executing->release();
   }
@@ -257,7 +306,7 @@ static std::optional<sys::fs::file_status> statusOf(StringRef Path) {
 }
 
 bool LinkBackends::wroteOutput(size_t I) {
-  std::optional<sys::fs::file_status> Now = statusOf(List.Jobs[I].output());
+  std::optional<sys::fs::file_status> Now = statusOf(objectPath(I));
   const std::optional<sys::fs::file_status> &Then = Before[I];
   return Now &&
          (!Then || Now->getUniqueID() != Then->getUniqueID() ||
@@ -267,7 +316,7 @@ bool LinkBackends::wroteOutput(size_t I) {
 
 void LinkBackends::removeOwnOutput(size_t I) {
   if (wroteOutput(I))
-    sys::fs::remove(List.Jobs[I].output());
+    sys::fs::remove(objectPath(I));
 }
 
 void LinkBackends::completeShard(size_t I) {
@@ -308,14 +357,24 @@ LinkBackends::checkedObject(size_t I, const ExecutionResult &Result) {
                                         /*RequiresNullTerminator=*/false);
   } else {
     // An object left by an earlier link is not this job's.
-    ErrorOr<std::unique_ptr<MemoryBuffer>> File =
-        wroteOutput(I) ? MemoryBuffer::getFile(Job.output(), /*IsText=*/false,
-                                               /*RequiresNullTerminator=*/false)
-                       : make_error_code(std::errc::no_such_file_or_directory);
-    if (!File) {
+    if (!wroteOutput(I)) {
       fail(Job,
            "exited 0 but wrote no '" + Job.output() +
-               "': " + File.getError().message(),
+               "': " + std::strerror(ENOENT),
+           Result.Output);
+      return nullptr;
+    }
+    // One written in place is taken only if it is the user's
+    // (PrivateObjects.h).
+    Expected<std::unique_ptr<MemoryBuffer>> File =
+        objectPath(I) == Job.output() ? readTrustedFile(Job.output())
+                                      : errorOrToExpected(MemoryBuffer::getFile(
+                                            objectPath(I), /*IsText=*/false,
+                                            /*RequiresNullTerminator=*/false));
+    if (!File) {
+      fail(Job,
+           "exited 0 but its output cannot be taken: " +
+               toString(File.takeError()),
            Result.Output);
       return nullptr;
     }
@@ -346,7 +405,7 @@ void LinkBackends::reportFailure(size_t I, const ExecutionResult &Result) {
 bool LinkBackends::execute(size_t I) {
   const BackendJob &Job = List.Jobs[I];
   writeCompletedShard(I);
-  ExecutionResult Result = runExecutor(Job);
+  ExecutionResult Result = runExecutor(I);
   // The link's interrupt says so, once, and removes the objects; the job
   // still counts as failed, so that no link takes its output.
   if (Result.Kind == ExitKind::Interrupted ||
@@ -360,7 +419,11 @@ bool LinkBackends::execute(size_t I) {
     return false;
   }
   std::unique_ptr<MemoryBuffer> Object = checkedObject(I, Result);
-  if (!Object || (Result.Object && !writeOutput(Job, *Result.Object)))
+  if (!Object)
+    return false;
+  if (Result.Object
+          ? !writeOutput(Job, *Result.Object)
+          : objectPath(I) != Job.output() && !publish(I, Object->getBuffer()))
     return false;
   if (!Keys[I].empty()) {
     store(Keys[I], Object->getBuffer());
@@ -449,7 +512,8 @@ void LinkBackends::explain(size_t I) {
   std::string Reason =
       Keys[I].empty()
           ? "it has no cache key"
-          : explainRun(Records->load(List.LinkerOutput, Module), Components[I]);
+          : explainRun(Records->load(linkOutput(List.LinkerOutput), Module),
+                       Components[I]);
   std::lock_guard<std::mutex> Lock(Mutex);
   Status.explain(Module, Reason);
 }
@@ -459,8 +523,9 @@ void LinkBackends::record(size_t I) {
     return;
   // A record that cannot be written costs an explanation, not the link; the
   // cache's own warning says why.
-  consumeError(Records->save(
-      List.LinkerOutput, moduleIdentity(List.Jobs[I].module()), Components[I]));
+  consumeError(Records->save(linkOutput(List.LinkerOutput),
+                             moduleIdentity(List.Jobs[I].module()),
+                             Components[I]));
 }
 
 LinkBackends::Source LinkBackends::executeJob(size_t I) {
@@ -530,11 +595,17 @@ bool LinkBackends::prepare(size_t I) {
   const BackendJob &Job = List.Jobs[I];
   // An object left at the output by an earlier link is never taken for
   // this run's, and is not this run's to remove.
-  Before[I] = statusOf(Job.output());
+  Before[I] = statusOf(objectPath(I));
   if (!checkInputs(Job))
     return false;
-  if (Shards)
+  if (Shards) {
+    if (Error E = Shards->unreadable(I)) {
+      fail(Job, "cannot run: " + toString(std::move(E)), StringRef(),
+           /*WithCommand=*/false);
+      return false;
+    }
     completeShard(I);
+  }
   Expected<Triple> Target = readModuleTriple(Job.module());
   if (!Target) {
     fail(Job, "cannot run: " + toString(Target.takeError()), StringRef(),

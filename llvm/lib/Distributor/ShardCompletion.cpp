@@ -12,6 +12,7 @@
 
 #include "ulto/Distributor/IndexShard.h"
 #include "ulto/Support/AtomicFile.h"
+#include "ulto/Support/ReaderCrashRecovery.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
@@ -46,10 +47,11 @@ struct ModuleFile {
   std::once_flag RefsRead;
 };
 
-/// One job's shard as read; null Index if it is not one.
+/// One job's shard as read; null Index if it is not one, and why.
 struct Shard {
   std::unique_ptr<MemoryBuffer> Buffer;
   std::unique_ptr<ModuleSummaryIndex> Index;
+  std::string Unreadable;
 };
 
 } // namespace
@@ -135,18 +137,28 @@ static std::unique_ptr<MemoryBuffer> readFile(StringRef Path) {
   return Buffer ? std::move(*Buffer) : nullptr;
 }
 
-static Shard readShard(StringRef Path) {
+// LLVM's reader faults on some corrupt shards, as clang-22 does
+// (ReaderCrashRecovery.h): that, too, is a shard that cannot be read.
+static Shard readShard(StringRef Path, StringRef Module) {
   Shard S;
   std::unique_ptr<MemoryBuffer> Buffer = readFile(Path);
   if (!Buffer)
+    return S; // Its job reports that it is missing.
+  std::optional<Expected<std::unique_ptr<ModuleSummaryIndex>>> Index;
+  if (Error E = readSafely([&] { Index.emplace(readIndexShard(*Buffer)); }))
+    Index.emplace(createFileError(Path, std::move(E)));
+  if (!*Index) {
+    S.Unreadable = toString(Index->takeError());
     return S;
-  Expected<std::unique_ptr<ModuleSummaryIndex>> Index = readIndexShard(*Buffer);
-  if (!Index) {
-    consumeError(Index.takeError());
+  }
+  // A shard of another job's, or corrupt names: no index for this job.
+  if (!(**Index)->modulePaths().count(Module)) {
+    S.Unreadable =
+        (Path + ": it does not name the job's module '" + Module + "'").str();
     return S;
   }
   S.Buffer = std::move(Buffer);
-  S.Index = std::move(*Index);
+  S.Index = std::move(**Index);
   return S;
 }
 
@@ -166,8 +178,8 @@ ShardCompletion::ShardCompletion(const JobList &List)
       Paths.size());
   parallelFor(0, Paths.size() + List.Jobs.size(), [&](size_t I) {
     if (I >= Paths.size()) {
-      L->Shards[I - Paths.size()] =
-          readShard(List.Jobs[I - Paths.size()].indexShard());
+      const BackendJob &Job = List.Jobs[I - Paths.size()];
+      L->Shards[I - Paths.size()] = readShard(Job.indexShard(), Job.module());
       return;
     }
     ModuleFile &File = L->Files[I];
@@ -198,6 +210,14 @@ ShardCompletion::ShardCompletion(const JobList &List)
 }
 
 ShardCompletion::~ShardCompletion() = default;
+
+Error ShardCompletion::unreadable(size_t I) const {
+  const Shard &S = L->Shards[I];
+  if (S.Unreadable.empty())
+    return Error::success();
+  return createStringError("its index shard cannot be read: %s",
+                           S.Unreadable.c_str());
+}
 
 // A summary that says only that the global is defined in the output: a
 // declaration's, for the backend, which imports nothing for it and changes
@@ -232,9 +252,8 @@ Expected<std::optional<std::string>> ShardCompletion::complete(size_t I) {
   if (!S.Index)
     return std::nullopt;
   ModuleSummaryIndex &Index = *S.Index;
+  // Named: readShard checked it (getModule() asserts it).
   ModuleSummaryIndex::ModuleInfo *Own = Index.getModule(Job.module());
-  if (!Own)
-    return std::nullopt;
 
   // What the module and its imports refer to that the shard lacks and the
   // link defines dso_local.
@@ -283,7 +302,8 @@ Expected<std::optional<std::string>> ShardCompletion::complete(size_t I) {
 
 Error ShardCompletion::write(size_t I, StringRef Shard) {
   StringRef Path = L->List.Jobs[I].indexShard();
-  if (Error E = writeAtomically(Path, Shard, OnSignal::CallerWaits))
+  if (Error E = writeAtomically(Path, Shard, OnSignal::CallerWaits,
+                                Existing::Replace))
     return createStringError(
         "cannot write the completed index shard '%s': %s; its backend "
         "reaches the globals the link defines but it does not import as if "

@@ -1,6 +1,7 @@
 //===- FatalErrorOnce.cpp - One thread ends the process on a fatal error --===//
 
 #include "ulto/Support/FatalErrorOnce.h"
+#include "ulto/Support/ReaderCrashRecovery.h"
 
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/ErrorHandling.h"
@@ -14,6 +15,7 @@ using namespace llvm;
 namespace ulto {
 
 static void reportOnce(void *, const char *Message, bool) {
+  endReadOnFatalError(Message);
   static std::atomic<std::thread::id> Reporter{};
   std::thread::id None{};
   // The reporter's own later errors (in exit's destructors) go through.

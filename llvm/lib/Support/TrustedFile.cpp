@@ -2,7 +2,9 @@
 
 #include "ulto/Support/TrustedFile.h"
 
+#include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/Twine.h"
+#include "llvm/Support/Path.h"
 
 #include <cerrno>
 #include <cstring>
@@ -39,6 +41,31 @@ std::optional<gid_t> userPrivateGroup() {
   return Group->gr_gid;
 }
 
+bool inPrivateDirectory(StringRef Path) {
+  SmallString<256> Directory(sys::path::parent_path(Path));
+  if (Directory.empty())
+    Directory = ".";
+  struct stat Status;
+  return ::lstat(Directory.c_str(), &Status) == 0 && S_ISDIR(Status.st_mode) &&
+         Status.st_uid == ::geteuid() && (Status.st_mode & 077) == 0;
+}
+
+std::optional<std::string> untrustedLinkerFile(StringRef Path,
+                                               std::optional<gid_t> UserGroup) {
+  struct stat Status;
+  if (::lstat(Path.str().c_str(), &Status) != 0)
+    return std::nullopt;
+  if (S_ISLNK(Status.st_mode))
+    return std::string("it is a symbolic link");
+  if (!S_ISREG(Status.st_mode))
+    return std::string("not a regular file");
+  std::optional<std::string> Why =
+      untrustedBecause(Status, ::geteuid(), UserGroup, Owners::User);
+  if (Why && inPrivateDirectory(Path))
+    return std::nullopt;
+  return Why;
+}
+
 Expected<std::unique_ptr<MemoryBuffer>> readTrustedFile(StringRef Path) {
   auto Fail = [&](const Twine &Why) {
     return createStringError("%s: %s", Path.str().c_str(), Why.str().c_str());
@@ -57,8 +84,9 @@ Expected<std::unique_ptr<MemoryBuffer>> readTrustedFile(StringRef Path) {
     return Fail(S_ISDIR(Status.st_mode) ? std::strerror(EISDIR)
                                         : "not taken: not a regular file");
   }
-  if (std::optional<std::string> Why = untrustedBecause(
-          Status, ::geteuid(), userPrivateGroup(), Owners::User)) {
+  std::optional<std::string> Why =
+      untrustedBecause(Status, ::geteuid(), userPrivateGroup(), Owners::User);
+  if (Why && !inPrivateDirectory(Path)) {
     ::close(FD);
     return Fail("not taken: " + *Why);
   }

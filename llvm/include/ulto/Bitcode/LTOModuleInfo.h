@@ -69,7 +69,8 @@ struct LTOModuleInfo {
 /// an archive of those. Errors describe the problem without naming the file
 /// (the caller prefixes it) and name the archive member, e.g.
 /// "member 'x.o': invalid bitcode signature". Malformed input yields an error,
-/// never a crash, once enableCrashRecovery() has been called.
+/// never a crash, once enableReaderCrashRecovery() has been called
+/// (ulto/Support/ReaderCrashRecovery.h).
 llvm::Expected<std::vector<LTOModuleInfo>>
 readLTOModuleInfo(llvm::MemoryBufferRef Buffer);
 
@@ -86,13 +87,6 @@ struct LTOFileInfo {
 /// under crash recovery.
 std::vector<LTOFileInfo>
 readLTOModuleInfoFiles(llvm::ArrayRef<std::string> Paths);
-
-/// Lets readLTOModuleInfo() turn crashes and fatal errors inside LLVM's
-/// bitcode reader into errors: the reader is not hardened against every
-/// corruption (it can fault, trap or call report_fatal_error). Installs
-/// process-wide signal and fatal-error handlers (llvm::CrashRecoveryContext),
-/// so tools call it, libraries do not. Later calls do nothing.
-void enableCrashRecovery();
 
 } // namespace ulto
 

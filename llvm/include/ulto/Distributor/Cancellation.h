@@ -67,6 +67,8 @@
 
 namespace ulto {
 
+class PrivateObjects;
+
 /// The files that the linker, process \p LinkerPid, wrote for the jobs of
 /// \p List and removes itself unless it is killed: the job list at
 /// \p JobListPath, each job's index shard and object, and the archive members
@@ -91,12 +93,12 @@ public:
   /// dies, and holds SIGINT, SIGTERM and SIGHUP until watch().
   explicit Cancellation(llvm::StringRef ToolName);
   /// From now on an interrupt, or the linker's death, stops the jobs and
-  /// removes the files written for \p List; then the held signals arrive.
-  /// With \p ProgressLine, stderr shows the live progress line, which the
-  /// interrupt's message erases first. Call before the fork server and any
-  /// thread start.
+  /// removes the files written for \p List (and in \p Private, if given); then
+  /// the held signals arrive. With \p ProgressLine, stderr shows the live
+  /// progress line, which the interrupt's message erases first. Call before the
+  /// fork server and any thread start.
   void watch(llvm::StringRef JobListPath, const JobList &List,
-             bool ProgressLine);
+             const PrivateObjects *Private, bool ProgressLine);
   /// Without watch(), lets held signals through. While an interrupt is being
   /// handled on another thread, waits for it to end the process.
   ~Cancellation();

@@ -26,6 +26,8 @@
 
 namespace ulto {
 
+class PrivateObjects;
+
 struct DistOptions {
   /// Jobs at once; 0: one per hardware thread (or per jobserver slot).
   unsigned Parallelism = 0;
@@ -54,7 +56,8 @@ struct DistOptions {
   bool TimeTrace = false;
   /// Say why each job that runs was not in the cache (ExplainRun.h). The
   /// jobs that run leave their records either way, for a later link.
-  bool Explain = false;
+  bool Explain = false; /// Where the jobs write their objects; null: in place.
+  const PrivateObjects *Private = nullptr;
 };
 
 struct DistSummary {

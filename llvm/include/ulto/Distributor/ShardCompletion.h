@@ -52,6 +52,10 @@ public:
   explicit ShardCompletion(const JobList &List);
   ~ShardCompletion();
 
+  /// Why job \p I's shard, which exists, is not an index shard LLVM can
+  /// read (empty, cut, corrupt); the job cannot run without it.
+  llvm::Error unreadable(size_t I) const;
+
   /// Job \p I's shard with the summaries it lacks, written as LLVM writes
   /// an index; std::nullopt when it lacks none, or when an input cannot be
   /// read (its job reports that when it runs). Call once per job; jobs may

@@ -41,8 +41,21 @@ std::optional<std::string> untrustedBecause(const struct stat &Status,
 /// the user.
 std::optional<gid_t> userPrivateGroup();
 
+/// Whether \p Path lies in a directory only the user can enter (the user's,
+/// with no permission for group or others, as mkdtemp makes it): no one
+/// else can reach what is in it, whatever its mode.
+bool inPrivateDirectory(llvm::StringRef Path);
+
+/// Why \p Path, a file lld wrote for the user's link (an index shard, an
+/// archive member), is not the user's: a symbolic link, not a regular file,
+/// or, outside a private directory, another user's or writable by others.
+/// std::nullopt when it is the user's, or is not there (its reader says so).
+std::optional<std::string> untrustedLinkerFile(llvm::StringRef Path,
+                                               std::optional<gid_t> UserGroup);
+
 /// Reads \p Path, not through a final symbolic link, if it is a regular
-/// file the user trusts (owned by the user); the error names the file.
+/// file the user trusts (owned by the user, or in a private directory); the
+/// error names the file.
 llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>>
 readTrustedFile(llvm::StringRef Path);
 
