@@ -25,8 +25,8 @@
 #include "ulto/Link/EarlyDistributor.h"
 #include "ulto/Link/LTOPlan.h"
 #include "ulto/Link/LinkInputs.h"
+#include "ulto/Link/PrivateOutput.h"
 #include "ulto/Link/SafeInputNames.h"
-#include "ulto/Support/DTLTONames.h"
 #include "ulto/Support/FatalErrorOnce.h"
 #include "ulto/Support/HeldStream.h"
 #include "ulto/Support/InstalledLibrary.h"
@@ -88,9 +88,6 @@ struct Options {
   unsigned TimeTraceGranularity = 500;
   bool HasDistributor = false;
   bool HasRemoteCompiler = false;
-  /// --save-temps or --thinlto-emit-index-files: lld keeps the index shards
-  /// of a distributed link.
-  bool KeepsShards = false;
   /// Of the --dist-* options, those that choose the workers, as ulto dist's.
   std::vector<std::string> DistWorkerOptions;
   /// --threads=N; 0: not given, or not a number (lld reports it).
@@ -108,6 +105,9 @@ struct Options {
   bool HasUnsafeNames = false;
   /// For a relocatable distributed link: how its modules were compiled.
   ulto::ModulesPIC Modules = ulto::ModulesPIC::Unknown;
+  /// Where lld writes the output of a distributed link (PrivateOutput.h);
+  /// empty: where -o says.
+  std::string LLDOutput;
 };
 
 // The one function that maps ld.lld's options onto ulto's view of the link.
@@ -136,8 +136,6 @@ Options readOptions(ArrayRef<const char *> Args) {
     StringRef Name = A->getOption().getName();
     StringRef Value = A->getNumValues() ? A->getValue() : "";
     Opts.LinkOptions.push_back({Name.str(), Value.str(), A->getAsString(List)});
-    if (Name == "save-temps" || Name == "thinlto-emit-index-files")
-      Opts.KeepsShards = true;
     if (A->getOption().getKind() == opt::Option::InputClass) {
       Opts.Request.Inputs.push_back({WithSysroot(Value), WholeArchive, Lazy});
       Opts.InputArgs.push_back({A->getIndex(), WithSysroot(Value)});
@@ -459,12 +457,26 @@ bool checkBitcodeInputs(Options &Opts, ulto::EarlyDistributor *Early,
 }
 
 // The output's path, as -o names it.
-StringRef outputPath(const Options &Opts) {
+StringRef linkOutput(const Options &Opts) {
   StringRef Output = "a.out";
   for (const ulto::LinkOption &O : Opts.LinkOptions)
     if (O.Name == "o")
       Output = O.Value;
   return Output;
+}
+
+// The value of the last --dependency-file, or "".
+StringRef dependencyFile(const Options &Opts) {
+  StringRef File;
+  for (const ulto::LinkOption &O : Opts.LinkOptions)
+    if (O.Name == "dependency-file")
+      File = O.Value;
+  return File;
+}
+
+// Where lld writes the output.
+StringRef outputPath(const Options &Opts) {
+  return Opts.LLDOutput.empty() ? linkOutput(Opts) : StringRef(Opts.LLDOutput);
 }
 
 // Removes the output lld wrote, unless it is not a regular file (-o
@@ -527,38 +539,12 @@ bool useSafeNames(const Options &Opts, SmallVectorImpl<const char *> &Args,
     sys::RemoveFileOnSignal(Name);
   if (Opts.Verbose)
     errs() << "ld.ulto: " << Made.size() << " inputs named "
-           << (Dir.empty() ? "" : Dir + "/") << Prefix
-           << "* for this link: its jobs import as --lto=thin's backends "
-              "do, and LLVM 22 writes the names whole\n";
+           << (Dir.empty() || !Opts.LLDOutput.empty() ? "" : Dir + "/")
+           << Prefix << "* for this link"
+           << (Opts.LLDOutput.empty() ? "" : ", in its private directory")
+           << ": its jobs import as --lto=thin's backends do, and LLVM 22 "
+              "writes the names whole\n";
   return true;
-}
-
-// lld-22 writes a distributed link's job list, whose commands ulto dist
-// runs as the user, to a name anyone can predict, next to the output, and
-// does not create it exclusively: in a directory others can write, a file
-// planted there (or a link to one of the user's) would take it. So ld.ulto
-// creates that file first, exclusively and the user's alone, and lld writes
-// into it; an earlier link's of the user's own is replaced. Returns its
-// path, or an empty string after reporting what is in the way.
-std::string claimJobList(const Options &Opts) {
-  std::string Path = ulto::dtltoJobListPath(outputPath(Opts), getpid());
-  for (int Attempt = 0; Attempt < 2; ++Attempt) {
-    int FD = ::open(Path.c_str(),
-                    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-    if (FD >= 0) {
-      ::close(FD);
-      return std::string(Path);
-    }
-    struct stat Status;
-    if (errno != EEXIST || ::lstat(Path.c_str(), &Status) != 0 ||
-        !S_ISREG(Status.st_mode) || Status.st_uid != ::geteuid() ||
-        ::unlink(Path.c_str()) != 0)
-      break;
-  }
-  reportError(Path + ": cannot create the job list, which lld writes there: " +
-              "something not the user's is in the way; remove it or link to "
-              "another directory");
-  return std::string();
 }
 
 // --help and --version: lld's text, which build systems parse, with what
@@ -650,27 +636,21 @@ bool checkLink(Options &Opts, ulto::EarlyDistributor *Early,
   return Checked;
 }
 
-// The files ld.ulto makes for a distributed link next to its output: the
-// inputs' other names, where DTLTO's would import in another order than
-// --lto=thin or LLVM 22 cannot write them, and the job list it claims for
-// lld. Removed after the link, while they are the user's.
-struct DistributedLinkFiles {
-  std::vector<std::string> SafeNames;
-  std::string JobList;
-  bool KeepsJobList = false;
+// The inputs' other names ld.ulto makes for a distributed link next to its
+// output, where DTLTO's would import in another order than --lto=thin or
+// LLVM 22 cannot write them. Removed after the link, while they are the
+// user's.
+struct SafeNameFiles {
+  std::vector<std::string> Names;
 
-  ~DistributedLinkFiles() {
-    for (const std::string &Name : SafeNames) {
+  void remove() {
+    for (const std::string &Name : Names) {
       ulto::removeOwnFile(Name);
       sys::DontRemoveFileOnSignal(Name);
     }
-    // lld removes the list, unless --save-temps keeps it; a link that
-    // failed before writing it leaves it empty.
-    uint64_t Size = 0;
-    if (!JobList.empty() &&
-        (!KeepsJobList || (!sys::fs::file_size(JobList, Size) && Size == 0)))
-      ulto::removeOwnFile(JobList);
+    Names.clear();
   }
+  ~SafeNameFiles() { remove(); }
 };
 
 // lld's arguments: \p Args, then the mode --lto-if-unified= chose and, for a
@@ -685,6 +665,9 @@ bool lldArguments(const char *Argv0, ArrayRef<const char *> Args,
   if (Opts.IfUnified)
     LLDArgs.push_back(
         Saver.save("--lto=" + ulto::toString(*Opts.IfUnified)).data());
+  // The last -o is lld's output.
+  if (!Opts.LLDOutput.empty())
+    LLDArgs.append({"-o", Saver.save(Opts.LLDOutput).data()});
   if (Opts.Mode != ulto::LTOMode::Distributed)
     return true;
   std::vector<std::string> DistArgs =
@@ -753,11 +736,19 @@ bool linkELF(ArrayRef<const char *> Argv, raw_ostream &Stdout,
   if (!checkLink(*Opts, Early.get(), IDs, Stderr))
     return false;
 
-  DistributedLinkFiles Files;
-  Files.KeepsJobList = Opts->KeepsShards;
+  // Every file of a distributed link in a directory only the user can
+  // enter (PrivateOutput.h).
+  std::optional<ulto::PrivateOutput> Private =
+      Distributed && !describesItself(Args)
+          ? ulto::PrivateOutput::create(linkOutput(*Opts))
+          : std::nullopt;
+  if (Private) {
+    Opts->LLDOutput = Private->path().str();
+    Private->removeOnInterrupt();
+  }
+  SafeNameFiles Files;
   StringSaver Saver(Alloc);
-  if (Distributed && (!useSafeNames(*Opts, Args, Saver, Files.SafeNames) ||
-                      (Files.JobList = claimJobList(*Opts)).empty()))
+  if (Distributed && !useSafeNames(*Opts, Args, Saver, Files.Names))
     return false;
   SmallVector<const char *, 256> LLDArgs;
   if (!lldArguments(Argv[0], Args, *Opts, DistOptions, Early.get(), Saver,
@@ -765,8 +756,16 @@ bool linkELF(ArrayRef<const char *> Argv, raw_ostream &Stdout,
     return false;
   if (describesItself(Args))
     return runDescribingItself(LLDArgs, Stdout, Stderr, DisableOutput);
-  return runLLD(LLDArgs, *Opts, Early.get(), IDs, Stdout, Stderr, ExitEarly,
-                DisableOutput);
+  bool Linked = runLLD(LLDArgs, *Opts, Early.get(), IDs, Stdout, Stderr,
+                       ExitEarly, DisableOutput);
+  Files.remove();
+  if (!Private)
+    return Linked;
+  if (Error E = Private->finish(Linked, dependencyFile(*Opts))) {
+    reportError(toString(std::move(E)));
+    return false;
+  }
+  return Linked;
 }
 
 // Ends the process after a link as ld.lld-22 does (lld::exitLld): lld's
