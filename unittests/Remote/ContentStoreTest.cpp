@@ -271,4 +271,12 @@ TEST_F(ContentStoreTest, ReadsNoMoreThanTheDigestSays) {
   EXPECT_LE(Bytes.size(), B.Bytes.size());
 }
 
+// Every failure a REAPI server reports is shown without its escape
+// sequences (--check-remote, a farm's link, the remote cache's warning).
+TEST_F(ContentStoreTest, AServersMessageIsShownWithoutControls) {
+  EXPECT_EQ(Remote->describe("reading", grpc::Status(grpc::StatusCode::INTERNAL,
+                                                     "no\x1b[31m\x07")),
+            "remote " + Config.URL + ": reading failed: no\\x1b[31m\\x07");
+}
+
 } // namespace

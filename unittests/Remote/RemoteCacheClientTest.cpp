@@ -28,7 +28,8 @@ struct FakeServer {
   std::map<std::string, std::string> Blobs;           // By hash.
   int Calls = 0;
   grpc::StatusCode Failure = grpc::StatusCode::OK; ///< Every call's.
-  bool Damage = false;                             ///< Blobs read wrong.
+  std::string FailureMessage = "the server is gone";
+  bool Damage = false; ///< Blobs read wrong.
 };
 
 class FakeTransport final : public CacheTransport {
@@ -83,7 +84,7 @@ private:
     ++S.Calls;
     return S.Failure == grpc::StatusCode::OK
                ? grpc::Status::OK
-               : grpc::Status(S.Failure, "the server is gone");
+               : grpc::Status(S.Failure, S.FailureMessage);
   }
   FakeServer &S;
 };
@@ -158,6 +159,15 @@ TEST_F(RemoteCacheClientTest, AFailingServerIsOneWarningAndNoMoreCalls) {
   EXPECT_TRUE(CI->finish().empty());
   EXPECT_EQ(Server.Calls, 1);
   EXPECT_EQ(CI->counts().Misses, 2u);
+}
+
+// The server's words reach the terminal without its escape sequences.
+TEST_F(RemoteCacheClientTest, AServersMessageIsShownWithoutControls) {
+  Server.Failure = grpc::StatusCode::UNAVAILABLE;
+  Server.FailureMessage = "gone\x1b]0;title\x07\x1b[2J";
+  EXPECT_EQ(client(Server)->lookup(List, Job).Warning,
+            "remote cache grpc://cache:1: gone\\x1b]0;title\\x07\\x1b[2J; "
+            "this link goes on without it");
 }
 
 TEST_F(RemoteCacheClientTest, AServerGoneWhileUploadingIsAskedNoMore) {

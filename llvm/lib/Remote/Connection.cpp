@@ -2,6 +2,8 @@
 
 #include "Connection.h"
 
+#include "ulto/Support/Message.h"
+
 #include "build/bazel/remote/execution/v2/remote_execution.pb.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -61,7 +63,8 @@ void Connection::prepare(grpc::ClientContext &Context, StringRef ActionId,
 
 std::string Connection::describe(StringRef What,
                                  const grpc::Status &Status) const {
-  std::string Message = Status.error_message();
+  // The server's words: no escape sequence of its reaches the terminal.
+  std::string Message = withoutControls(Status.error_message());
   if (Message.empty())
     Message = "gRPC status " + std::to_string(Status.error_code());
   return "remote " + Config.URL + ": " + What.str() + " failed: " + Message;

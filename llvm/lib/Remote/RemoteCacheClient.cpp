@@ -126,8 +126,8 @@ RemoteLookup RemoteCacheClient::missed(const grpc::Status &S,
     break;
   default:
     if (!Down.exchange(true))
-      Miss.Warning =
-          name() + ": " + S.error_message() + "; this link goes on without it";
+      Miss.Warning = name() + ": " + withoutControls(S.error_message()) +
+                     "; this link goes on without it";
   }
   return Miss;
 }
