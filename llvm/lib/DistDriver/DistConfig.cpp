@@ -8,12 +8,18 @@
 #include "ulto/Support/Message.h"
 #include "ulto/Support/Version.h"
 
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/Errno.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Process.h"
 
+#include <cerrno>
+#include <fcntl.h>
 #include <grp.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 using namespace llvm;
 using namespace llvm::opt;
@@ -21,13 +27,33 @@ using namespace ulto::dist;
 
 namespace ulto {
 
-// A file's whole text, for certificates and tokens.
-static Expected<std::string> readWhole(StringRef Path, StringRef What) {
-  ErrorOr<std::unique_ptr<MemoryBuffer>> Buffer = MemoryBuffer::getFile(Path);
-  if (!Buffer)
+// A file's whole text, for certificates and tokens: a regular file of at
+// most \p MaxBytes (/dev/zero would fill the memory; a FIFO's open would
+// wait for a writer, signals held).
+static Expected<std::string> readWhole(StringRef Path, StringRef What,
+                                       uint64_t MaxBytes) {
+  auto Fail = [&](const Twine &Why) {
     return createStringError("cannot read %s '%s': %s", What.str().c_str(),
-                             Path.str().c_str(),
-                             Buffer.getError().message().c_str());
+                             Path.str().c_str(), Why.str().c_str());
+  };
+  int FD;
+  do
+    FD = ::open(Path.str().c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  while (FD < 0 && errno == EINTR);
+  if (FD < 0)
+    return Fail(sys::StrError(errno));
+  scope_exit Close([&] { ::close(FD); });
+  struct stat Status;
+  if (::fstat(FD, &Status) != 0)
+    return Fail(sys::StrError(errno));
+  if (!S_ISREG(Status.st_mode))
+    return Fail("not a regular file");
+  if (uint64_t(Status.st_size) > MaxBytes)
+    return Fail("larger than " + formatBytes(MaxBytes));
+  ErrorOr<std::unique_ptr<MemoryBuffer>> Buffer = MemoryBuffer::getOpenFile(
+      FD, Path, Status.st_size, /*RequiresNullTerminator=*/false);
+  if (!Buffer)
+    return Fail(Buffer.getError().message());
   return (*Buffer)->getBuffer().str();
 }
 
@@ -51,7 +77,8 @@ static Expected<RemoteConfig> remoteConfig(const opt::InputArgList &ArgList) {
     Config->Headers.push_back(std::move(*H));
   }
   if (const opt::Arg *A = ArgList.getLastArg(OPT_remote_token_file)) {
-    Expected<std::string> Token = readWhole(A->getValue(), "token file");
+    Expected<std::string> Token =
+        readWhole(A->getValue(), "token file", /*MaxBytes=*/64 << 10);
     if (!Token)
       return Token.takeError();
     StringRef Trimmed = StringRef(*Token).trim();
@@ -82,7 +109,9 @@ static Expected<RemoteConfig> remoteConfig(const opt::InputArgList &ArgList) {
           "--%s needs a %s", A->getOption().getName().drop_back().str().c_str(),
           ArgList.hasArg(OPT_remote) ? "grpcs:// remote"
                                      : "grpcs:// or https:// remote cache");
-    Expected<std::string> Text = readWhole(A->getValue(), File.What);
+    // Debian's whole CA bundle is about 200 KiB.
+    Expected<std::string> Text =
+        readWhole(A->getValue(), File.What, /*MaxBytes=*/16 << 20);
     if (!Text)
       return Text.takeError();
     *File.Into = std::move(*Text);
