@@ -201,6 +201,24 @@ TEST_F(RemoteCacheClientTest, ADamagedEntryIsAMissWithAWarning) {
       << Damaged.Warning;
 }
 
+// An entry the distributor rejects (another target's object) is replaced
+// by the object of the job that then runs here.
+TEST_F(RemoteCacheClientTest, ARejectedEntryIsReplaced) {
+  std::unique_ptr<RemoteCache> CI = client(Server);
+  CI->lookup(List, Job);
+  CI->store(List, Job, "another target's object");
+  CI->finish();
+  std::unique_ptr<RemoteCache> Next = client(Server);
+  ASSERT_TRUE(Next->lookup(List, Job).Object);
+  Next->rejected(Job);
+  Next->store(List, Job, "object bytes");
+  EXPECT_TRUE(Next->finish().empty());
+  EXPECT_EQ(Next->counts().Uploaded, 1u);
+  RemoteLookup Hit = client(Server)->lookup(List, Job);
+  ASSERT_TRUE(Hit.Object);
+  EXPECT_EQ(*Hit.Object, "object bytes");
+}
+
 TEST_F(RemoteCacheClientTest, AFailedRunIsNoHit) {
   std::unique_ptr<RemoteCache> CI = client(Server);
   CI->lookup(List, Job);

@@ -83,6 +83,8 @@ private:
   std::string Pending;
   /// Actions of the jobs that missed, for their uploads.
   DenseMap<const BackendJob *, std::pair<reapi::Digest, std::string>> Missed;
+  /// Actions of the jobs that hit, for an upload if the object is rejected.
+  DenseMap<const BackendJob *, std::pair<reapi::Digest, std::string>> Hit;
   RemoteCacheCounts Counts;
   std::string FirstUploadFailure;
 };
@@ -167,6 +169,7 @@ RemoteLookup RemoteCacheClient::lookup(const JobList &List,
   }
   std::lock_guard<std::mutex> Lock(Mutex);
   ++Counts.Hits;
+  Hit[&Job] = {A->Digest, A->Job.OutputPath};
   Found.Object = std::move(Object);
   return Found;
 }
@@ -176,6 +179,12 @@ void RemoteCacheClient::rejected(const BackendJob &Job) {
   --Counts.Hits;
   ++Counts.Misses;
   ++Counts.BadEntries;
+  // The job runs here: its object replaces the bad entry.
+  auto It = Hit.find(&Job);
+  if (It == Hit.end())
+    return;
+  Missed[&Job] = std::move(It->second);
+  Hit.erase(It);
 }
 
 bool RemoteCacheClient::upload(const reapi::Digest &Action,
