@@ -144,8 +144,13 @@ static void finishRemoteCache(RemoteCache &Remote, const DistConfig &Config,
   TimeTraceScope Scope("finish the uploads");
   for (const std::string &Warning : Remote.finish())
     writeMessage(errs(), DistToolName, MessageKind::Warning, Warning);
-  if (Cache.Cache && !Cache.ReadOnly)
-    consumeError(addRemoteCacheStats(Config.CacheDir, Remote.counts()));
+  if (!Cache.Cache || Cache.ReadOnly)
+    return;
+  if (Error E = addRemoteCacheStats(Config.CacheDir, Remote.counts()))
+    writeMessage(errs(), DistToolName, MessageKind::Warning,
+                 "cannot add to the remote cache's statistics: " +
+                     toString(std::move(E)) +
+                     "; `ulto cache stats` leaves this link out");
 }
 
 } // namespace

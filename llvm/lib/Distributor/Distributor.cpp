@@ -157,6 +157,7 @@ private:
   /// With a cache: where jobs that ran leave what their keys were made of.
   std::optional<ExplainRecords> Records;
   std::atomic<bool> CacheUnwritable{false};
+  std::atomic<bool> RecordsUnwritable{false};
   /// Null once claiming proved impossible; then jobs run unshared.
   std::atomic<const RunningJobs *> Running;
   /// With a remote cache: the jobs that run at once, fewer than those under
@@ -521,11 +522,14 @@ void LinkBackends::explain(size_t I) {
 void LinkBackends::record(size_t I) {
   if (CacheUnwritable || Components[I].Key.empty())
     return;
-  // A record that cannot be written costs an explanation, not the link; the
-  // cache's own warning says why.
-  consumeError(Records->save(linkOutput(List.LinkerOutput),
-                             moduleIdentity(List.Jobs[I].module()),
-                             Components[I]));
+  // A record that cannot be written costs an explanation, not the link: one
+  // warning (another user's directory in its place, a full disk).
+  Error E = Records->save(linkOutput(List.LinkerOutput),
+                          moduleIdentity(List.Jobs[I].module()), Components[I]);
+  if (!E || RecordsUnwritable.exchange(true))
+    return consumeError(std::move(E));
+  warn("cannot keep what the jobs' keys were made of: " +
+       toString(std::move(E)) + "; later links cannot say why a job ran");
 }
 
 LinkBackends::Source LinkBackends::executeJob(size_t I) {
