@@ -164,8 +164,12 @@ TEST(BackendCacheTest, OnlyTrustedWritersEntriesAreTaken) {
   S.st_gid = 50;
   EXPECT_EQ(checkEntry(S, 1000, std::nullopt), EntryCheck::Trusted);
   EXPECT_EQ(checkEntry(S, 1001, std::nullopt), EntryCheck::Untrusted);
-  EXPECT_EQ(checkEntry(S, 1001, gid_t(50)), EntryCheck::Trusted);
-  EXPECT_EQ(checkEntry(S, 1001, gid_t(51)), EntryCheck::Untrusted);
+  // The group's, when its owner is a member: in a setgid directory anyone
+  // who can write makes files of its group.
+  auto Member = [](uid_t Owner) { return Owner == 1000; };
+  EXPECT_EQ(checkEntry(S, 1001, gid_t(50), Member), EntryCheck::Trusted);
+  EXPECT_EQ(checkEntry(S, 1001, gid_t(50)), EntryCheck::Untrusted);
+  EXPECT_EQ(checkEntry(S, 1001, gid_t(51), Member), EntryCheck::Untrusted);
   S.st_size = MaxEntrySize + 1;
   EXPECT_EQ(checkEntry(S, 1000, std::nullopt), EntryCheck::Damaged);
   S.st_size = 100;

@@ -6,6 +6,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Testing/Support/SupportHelpers.h"
 
+#include <pwd.h>
 #include <unistd.h>
 
 using namespace llvm;
@@ -94,6 +95,14 @@ TEST(TrustedFileTest, LinkerFilesAreTheUsersOrInAPrivateDirectory) {
   unittest::TempLink Link(Shard.path(), Dir.path("link.bc"));
   EXPECT_EQ(untrustedLinkerFile(Link.path(), Group), "it is a symbolic link");
   EXPECT_EQ(untrustedLinkerFile(Dir.path("missing.bc"), Group), std::nullopt);
+}
+
+TEST(TrustedFileTest, GroupMembersByPrimaryGroupOrMembership) {
+  struct passwd *Me = ::getpwuid(::geteuid());
+  ASSERT_NE(Me, nullptr);
+  EXPECT_TRUE(isGroupMember(::geteuid(), Me->pw_gid));
+  // No such user belongs to any group.
+  EXPECT_FALSE(isGroupMember(uid_t(4000000000u), Me->pw_gid));
 }
 
 TEST(TrustedFileTest, RemovesTheUsersFilesOnly) {

@@ -3,6 +3,7 @@
 #include "ulto/Distributor/BackendCache.h"
 #include "ulto/Distributor/ExplainRun.h"
 #include "ulto/Support/AtomicFile.h"
+#include "ulto/Support/TrustedFile.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/BLAKE3.h"
@@ -62,12 +63,23 @@ std::string BackendCache::entryPath(StringRef Key) const {
 }
 
 EntryCheck checkEntry(const struct stat &Status, uid_t User,
-                      std::optional<gid_t> TrustedGroup) {
+                      std::optional<gid_t> TrustedGroup,
+                      function_ref<bool(uid_t)> IsMember) {
   if (!S_ISREG(Status.st_mode) || uint64_t(Status.st_size) > MaxEntrySize)
     return EntryCheck::Damaged;
-  if (Status.st_uid == User || (TrustedGroup && Status.st_gid == *TrustedGroup))
+  if (Status.st_uid == User ||
+      (TrustedGroup && Status.st_gid == *TrustedGroup &&
+       IsMember(Status.st_uid)))
     return EntryCheck::Trusted;
   return EntryCheck::Untrusted;
+}
+
+bool BackendCache::isTrustedMember(uid_t Owner) {
+  std::lock_guard<std::mutex> Lock(Mutex);
+  auto [It, New] = Members.try_emplace(Owner, false);
+  if (New)
+    It->second = isGroupMember(Owner, *TrustedGroup);
+  return It->second;
 }
 
 std::unique_ptr<MemoryBuffer> BackendCache::lookup(StringRef Key,
@@ -83,7 +95,8 @@ std::unique_ptr<MemoryBuffer> BackendCache::lookup(StringRef Key,
   struct stat Status;
   EntryCheck Check = EntryCheck::Damaged;
   if (FD >= 0 && ::fstat(FD, &Status) == 0)
-    Check = checkEntry(Status, ::geteuid(), TrustedGroup);
+    Check = checkEntry(Status, ::geteuid(), TrustedGroup,
+                       [&](uid_t Owner) { return isTrustedMember(Owner); });
   else if (FD < 0 && errno != ELOOP)
     return nullptr; // No entry, or none this user may read: a miss.
   // Another user's entry, in a cache the user shares: a miss, left alone.

@@ -12,6 +12,7 @@
 #include <grp.h>
 #include <pwd.h>
 #include <unistd.h>
+#include <vector>
 
 using namespace llvm;
 
@@ -64,6 +65,33 @@ std::optional<std::string> untrustedLinkerFile(StringRef Path,
   if (Why && inPrivateDirectory(Path))
     return std::nullopt;
   return Why;
+}
+
+bool isGroupMember(uid_t User, gid_t Group) {
+  std::vector<char> Buffer(16384);
+  struct passwd Entry, *Found = nullptr;
+  if (::getpwuid_r(User, &Entry, Buffer.data(), Buffer.size(), &Found) != 0 ||
+      !Found)
+    return false;
+  if (Found->pw_gid == Group)
+    return true;
+  std::string Name = Found->pw_name;
+  struct group GroupEntry, *FoundGroup = nullptr;
+  // Groups of many members need more room.
+  for (size_t Size = 16384; Size <= (size_t(1) << 24); Size *= 4) {
+    Buffer.resize(Size);
+    int Err = ::getgrgid_r(Group, &GroupEntry, Buffer.data(), Buffer.size(),
+                           &FoundGroup);
+    if (Err == ERANGE)
+      continue;
+    if (Err != 0 || !FoundGroup)
+      return false;
+    for (char **Member = FoundGroup->gr_mem; *Member; ++Member)
+      if (Name == *Member)
+        return true;
+    return false;
+  }
+  return false;
 }
 
 Expected<std::unique_ptr<MemoryBuffer>> readTrustedFile(StringRef Path) {

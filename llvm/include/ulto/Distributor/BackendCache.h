@@ -24,12 +24,15 @@
 #ifndef ULTO_DISTRIBUTOR_BACKENDCACHE_H
 #define ULTO_DISTRIBUTOR_BACKENDCACHE_H
 
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/MemoryBuffer.h"
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <sys/stat.h>
@@ -51,9 +54,13 @@ constexpr uint64_t MaxEntrySize = uint64_t(4) << 30;
 enum class EntryCheck { Trusted, Untrusted, Damaged };
 
 /// What a lookup makes of an entry with \p Status for user \p User, who
-/// also trusts \p TrustedGroup's entries.
-EntryCheck checkEntry(const struct stat &Status, uid_t User,
-                      std::optional<gid_t> TrustedGroup);
+/// also trusts the entries of \p TrustedGroup's members: the group alone
+/// says nothing, since in a setgid directory every writer's files get the
+/// directory's group. \p IsMember(Owner) says whether an entry's owner is a
+/// member.
+EntryCheck checkEntry(
+    const struct stat &Status, uid_t User, std::optional<gid_t> TrustedGroup,
+    llvm::function_ref<bool(uid_t)> IsMember = [](uid_t) { return false; });
 
 class BackendCache {
 public:
@@ -82,9 +89,13 @@ private:
       : Directory(std::move(Directory)), TrustedGroup(TrustedGroup) {}
 
   std::string entryPath(llvm::StringRef Key) const;
+  /// Whether \p Owner is a member of the trusted group, asked once per user.
+  bool isTrustedMember(uid_t Owner);
 
   std::string Directory;
   std::optional<gid_t> TrustedGroup;
+  std::mutex Mutex;
+  llvm::DenseMap<uid_t, bool> Members;
 };
 
 struct CacheStats {

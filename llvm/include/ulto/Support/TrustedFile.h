@@ -41,6 +41,10 @@ std::optional<std::string> untrustedBecause(const struct stat &Status,
 /// the user.
 std::optional<gid_t> userPrivateGroup();
 
+/// Whether user \p User belongs to group \p Group: as the primary group, or
+/// as a member. Thread-safe.
+bool isGroupMember(uid_t User, gid_t Group);
+
 /// Whether \p Path lies in a directory only the user can enter (the user's,
 /// with no permission for group or others, as mkdtemp makes it): no one
 /// else can reach what is in it, whatever its mode.
