@@ -14,8 +14,10 @@
 #include "llvm/Testing/Support/SupportHelpers.h"
 #include "gtest/gtest.h"
 
+#include <fcntl.h>
 #include <future>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -31,10 +33,13 @@ using WaitResult = RunningJobs::WaitResult;
 class RunningJobsTest : public testing::Test {
 protected:
   RunningJobsTest() : Dir("running", /*Unique=*/true) {
-    Expected<RunningJobs> Opened = RunningJobs::open(Dir.path());
+    std::string Warning;
+    Expected<std::optional<RunningJobs>> Opened =
+        RunningJobs::open(Dir.path(), std::nullopt, Warning);
     EXPECT_EQ(errorText(Opened), "");
-    if (Opened)
-      Running.emplace(std::move(*Opened));
+    EXPECT_EQ(Warning, "");
+    if (Opened && *Opened)
+      Running.emplace(std::move(**Opened));
   }
 
   RunningJobs::Claim claim(StringRef Key) {
@@ -63,7 +68,9 @@ TEST_F(RunningJobsTest, OneHolderPerKey) {
   EXPECT_TRUE(Watcher.held());
   // Others now wait for the watcher.
   EXPECT_FALSE(claim("k1").held());
-  EXPECT_EQ(filesIn(Dir.path()), std::vector<std::string>{"running.lock"});
+  EXPECT_EQ(
+      filesIn(Dir.path()),
+      std::vector<std::string>{sys::path::filename(Running->path()).str()});
 }
 
 TEST_F(RunningJobsTest, AWaiterTakesOverFromAKilledHolder) {
@@ -94,10 +101,64 @@ TEST_F(RunningJobsTest, AWaiterTakesOverFromAKilledHolder) {
 
 TEST_F(RunningJobsTest, AnUnopenableLockFileIsAnErrorNamingIt) {
   unittest::TempDir Other("running", /*Unique=*/true);
-  std::string Lock = (Other.path() + "/running.lock").str();
+  std::string Lock =
+      (Other.path() + "/running-" + Twine(::geteuid()) + ".lock").str();
   ASSERT_FALSE(sys::fs::create_directory(Lock));
-  EXPECT_EQ(errorText(RunningJobs::open(Other.path())),
+  std::string Warning;
+  EXPECT_EQ(errorText(RunningJobs::open(Other.path(), std::nullopt, Warning)),
             "cannot open '" + Lock + "': Is a directory");
+}
+
+// Whoever can open the file can lock its bytes, and stall the jobs that
+// wait there: it is the user's alone, replaced if others could open it
+// (whoever opened it keeps the old file), and a link does not wait on
+// another process's lock of the old one.
+TEST_F(RunningJobsTest, OnlyTheUserCanOpenTheLockFile) {
+  struct stat Status;
+  ASSERT_EQ(::stat(Running->path().str().c_str(), &Status), 0);
+  EXPECT_EQ(Status.st_mode & 07777, 0600u);
+
+  unittest::TempDir Other("running", /*Unique=*/true);
+  std::string Lock =
+      (Other.path() + "/running-" + Twine(::geteuid()) + ".lock").str();
+  int Reader = ::open(Lock.c_str(), O_RDWR | O_CREAT, 0644);
+  ASSERT_GE(Reader, 0);
+  ASSERT_EQ(::fchmod(Reader, 0644), 0);
+  struct flock Whole = {};
+  Whole.l_type = F_RDLCK;
+  ASSERT_EQ(::fcntl(Reader, F_OFD_SETLK, &Whole), 0);
+  std::string Warning;
+  Expected<std::optional<RunningJobs>> Opened =
+      RunningJobs::open(Other.path(), std::nullopt, Warning);
+  ASSERT_EQ(errorText(Opened), "");
+  ASSERT_TRUE(*Opened);
+  EXPECT_EQ(Warning, "");
+  Expected<RunningJobs::Claim> C = (*Opened)->claim("key");
+  ASSERT_EQ(errorText(C), "");
+  EXPECT_TRUE(C->held());
+  ::close(Reader);
+}
+
+// Another user's file at the user's name: no sharing, one warning, and no
+// error (the cache stays writable).
+TEST_F(RunningJobsTest, AnotherUsersFileIsNotUsed) {
+  if (::geteuid() != 0)
+    GTEST_SKIP() << "needs root to make another user's file";
+  unittest::TempDir Other("running", /*Unique=*/true);
+  std::string Lock =
+      (Other.path() + "/running-" + Twine(::geteuid()) + ".lock").str();
+  int FD = ::open(Lock.c_str(), O_RDWR | O_CREAT, 0600);
+  ASSERT_GE(FD, 0);
+  ASSERT_EQ(::fchown(FD, 65534, 65534), 0);
+  ::close(FD);
+  std::string Warning;
+  Expected<std::optional<RunningJobs>> Opened =
+      RunningJobs::open(Other.path(), std::nullopt, Warning);
+  ASSERT_EQ(errorText(Opened), "");
+  EXPECT_FALSE(*Opened);
+  EXPECT_EQ(Warning, "'" + Lock +
+                         "' is not used: it belongs to user 65534; this link "
+                         "shares no running jobs with other links");
 }
 
 } // namespace

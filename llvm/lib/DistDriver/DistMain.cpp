@@ -97,7 +97,11 @@ static Expected<CacheAccess> openCache(const DistConfig &Config) {
           sys::fs::access(Config.CacheDir, sys::fs::AccessMode::Write)) {
     Why = "'" + Config.CacheDir + "': " + EC.message();
   } else {
-    Expected<RunningJobs> Running = RunningJobs::open(Config.CacheDir);
+    std::string Warning;
+    Expected<std::optional<RunningJobs>> Running =
+        RunningJobs::open(Config.CacheDir, Config.TrustedGroup, Warning);
+    if (!Warning.empty())
+      writeMessage(errs(), DistToolName, MessageKind::Warning, Warning);
     if (Running) {
       Shared.Running = std::move(*Running);
       return Shared;

@@ -2,8 +2,8 @@
 //
 // Links that run at once over one library need the same backend jobs. The
 // cache shares the jobs that have finished; this shares the running ones.
-// The process that starts a job holds an exclusive lock on one byte of
-// "<cache>/running.lock", the byte the key's hash picks, until the job's
+// The process that starts a job holds an exclusive lock on one byte of a
+// file in the cache, the byte the key's hash picks, until the job's
 // object is in the cache; another process that needs the same key finds the
 // byte locked, waits for it, and then looks in the cache. The kernel
 // releases the lock of a process that dies, so a waiter is never stranded:
@@ -20,6 +20,13 @@
 // checked, so a lost race (or two keys on one byte, one in 2^62) runs a job
 // twice or waits once for nothing, and never links a wrong object.
 //
+// Anyone who can open the file can lock its bytes (a read lock will do) and
+// so stall every job that waits there. So the file is one only those whose
+// objects a link takes can open: the user's own "running-<uid>.lock", mode
+// 0600; with a trusted group, the team's "running.lock", mode 0660, of that
+// group, made by a member. One that others can open is replaced if it is
+// the user's, and otherwise not used.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef ULTO_DISTRIBUTOR_RUNNINGJOBS_H
@@ -29,6 +36,7 @@
 #include "llvm/Support/Error.h"
 
 #include <chrono>
+#include <optional>
 #include <string>
 #include <sys/types.h>
 
@@ -36,8 +44,14 @@ namespace ulto {
 
 class RunningJobs {
 public:
-  /// The claims on \p CacheDirectory's "running.lock", created if needed.
-  static llvm::Expected<RunningJobs> open(llvm::StringRef CacheDirectory);
+  /// The claims of the links that take objects from \p CacheDirectory: the
+  /// user's, and with \p TrustedGroup that group's members'. Where the
+  /// group's file cannot be used, \p Warning says why, and the claims are
+  /// the user's alone; where another user's is in the way of the user's,
+  /// std::nullopt and \p Warning. An error: no file can be made there.
+  static llvm::Expected<std::optional<RunningJobs>>
+  open(llvm::StringRef CacheDirectory, std::optional<gid_t> TrustedGroup,
+       std::string &Warning);
 
   /// One key, held by this process or watched while another holds it.
   class Claim {
@@ -77,9 +91,14 @@ public:
   llvm::StringRef path() const { return Path; }
 
 private:
-  explicit RunningJobs(std::string Path) : Path(std::move(Path)) {}
+  RunningJobs(std::string Path, dev_t Device, ino_t Inode)
+      : Path(std::move(Path)), Device(Device), Inode(Inode) {}
 
   std::string Path;
+  /// The file prepared: a claim that opens another (renamed over it in a
+  /// directory others can write) fails.
+  dev_t Device;
+  ino_t Inode;
 };
 
 } // namespace ulto
