@@ -43,8 +43,10 @@ TEST(RemoteConfigTest, RemoteCaches) {
   ASSERT_TRUE(bool(HTTP));
   EXPECT_TRUE(HTTP->HTTP);
   EXPECT_TRUE(HTTP->TLS);
-  EXPECT_EQ(HTTP->Target, "https://ci:s3cret@cache.example:8443/team");
+  EXPECT_EQ(HTTP->Target, "https://cache.example:8443/team");
   EXPECT_EQ(HTTP->URL, "https://cache.example:8443/team/");
+  EXPECT_EQ(HTTP->UserPassword, "ci:s3cret");
+  EXPECT_TRUE(HTTP->CredentialsInURL);
   Expected<RemoteConfig> GRPC = parseRemoteCacheURL("grpc://cache:9092");
   ASSERT_TRUE(bool(GRPC));
   EXPECT_FALSE(GRPC->HTTP);
@@ -79,4 +81,52 @@ TEST(RemoteConfigTest, Headers) {
     if (!H)
       consumeError(H.takeError());
   }
+}
+
+// A password with a '/' (a token's base64) or a '@' in it, escaped or
+// not, is the password, and no message shows it.
+TEST(RemoteConfigTest, CredentialsInTheURL) {
+  Expected<RemoteConfig> Slash =
+      parseRemoteCacheURL("http://ci:a/b+c@cache:8080/team");
+  ASSERT_TRUE(bool(Slash));
+  EXPECT_EQ(Slash->UserPassword, "ci:a/b+c");
+  EXPECT_EQ(Slash->Target, "http://cache:8080/team");
+  EXPECT_EQ(Slash->URL, "http://cache:8080/team");
+  Expected<RemoteConfig> At =
+      parseRemoteCacheURL("http://ci:p@ss%2F@cache/x@y");
+  ASSERT_TRUE(bool(At));
+  EXPECT_EQ(At->UserPassword, "ci:p@ss/");
+  EXPECT_EQ(At->Target, "http://cache/x@y");
+  EXPECT_EQ(
+      toString(parseRemoteCacheURL("http://ci:s3cret@cache/x?q").takeError()),
+      "invalid remote cache 'http://cache/x?q': expected "
+      "http[s]://host[:port][/path], without a query");
+  EXPECT_EQ(toString(parseRemoteCacheURL("ftp://ci:s3cret@cache").takeError()),
+            "invalid remote cache 'ftp://cache': expected grpc[s]://host:port "
+            "or http[s]://host[:port][/path]");
+  EXPECT_EQ(toString(parseRemoteURL("grpc://ci:s3cret@farm:1").takeError()),
+            "invalid remote 'grpc://farm:1': a user and password have no "
+            "place in a gRPC URL; a farm's credentials go in "
+            "--remote-token-file or --remote-header");
+}
+
+// Cleartext crosses a network unless the server is this machine's loopback.
+TEST(RemoteConfigTest, CleartextAndCredentials) {
+  auto Cleartext = [](StringRef URL) {
+    return isCleartext(cantFail(parseRemoteCacheURL(URL)));
+  };
+  EXPECT_TRUE(Cleartext("http://cache.example/team"));
+  EXPECT_TRUE(Cleartext("grpc://cache.example:9092"));
+  EXPECT_TRUE(Cleartext("http://10.0.0.1:8080"));
+  EXPECT_FALSE(Cleartext("https://cache.example/team"));
+  EXPECT_FALSE(Cleartext("grpcs://cache.example:9092"));
+  EXPECT_FALSE(Cleartext("http://127.0.0.1:8080/team"));
+  EXPECT_FALSE(Cleartext("http://u:p@localhost/team"));
+  EXPECT_FALSE(Cleartext("grpc://[::1]:9092"));
+  RemoteConfig Config = cantFail(parseRemoteCacheURL("http://cache/x"));
+  EXPECT_FALSE(carriesCredentials(Config));
+  Config.Headers.push_back({"authorization", "Bearer t"});
+  EXPECT_TRUE(carriesCredentials(Config));
+  EXPECT_TRUE(
+      carriesCredentials(cantFail(parseRemoteCacheURL("http://u:p@cache/x"))));
 }

@@ -57,6 +57,37 @@ static Expected<std::string> readWhole(StringRef Path, StringRef What,
   return (*Buffer)->getBuffer().str();
 }
 
+// An HTTP cache's user and password, from --remote-netrc or
+// $ULTO_REMOTE_CREDENTIALS unless the URL names them; none of it over a
+// network in cleartext unless asked for.
+static Error readCredentials(const opt::InputArgList &ArgList,
+                             RemoteConfig &Config) {
+  if (const opt::Arg *A = ArgList.getLastArg(OPT_remote_netrc)) {
+    if (!Config.HTTP)
+      return createStringError("--remote-netrc is for http[s]:// caches; a "
+                               "gRPC server's credentials go in "
+                               "--remote-token-file or --remote-header");
+    // Read as a token file is: a regular file, not too large.
+    if (Expected<std::string> Text =
+            readWhole(A->getValue(), "netrc file", /*MaxBytes=*/1 << 20);
+        !Text)
+      return Text.takeError();
+    Config.NetrcFile = A->getValue();
+  } else if (std::optional<std::string> Credentials =
+                 sys::Process::GetEnv("ULTO_REMOTE_CREDENTIALS");
+             Config.HTTP && Config.UserPassword.empty() && Credentials &&
+             !Credentials->empty()) {
+    Config.UserPassword = *Credentials;
+  }
+  if (carriesCredentials(Config) && isCleartext(Config) &&
+      !ArgList.hasArg(OPT_remote_cleartext_credentials))
+    return createStringError(
+        "%s: its credentials would cross the network in cleartext, for "
+        "anyone on the way to read; use %s, or --remote-cleartext-credentials",
+        Config.URL.c_str(), Config.HTTP ? "https://" : "grpcs://");
+  return Error::success();
+}
+
 // The server and how to reach it, from --remote or --remote-cache, and
 // their companions.
 static Expected<RemoteConfig> remoteConfig(const opt::InputArgList &ArgList) {
@@ -91,6 +122,8 @@ static Expected<RemoteConfig> remoteConfig(const opt::InputArgList &ArgList) {
       return std::move(E);
     Config->Headers.push_back({"authorization", "Bearer " + Trimmed.str()});
   }
+  if (Error E = readCredentials(ArgList, *Config))
+    return std::move(E);
   struct {
     OptSpecifier Option;
     std::string *Into;
@@ -278,6 +311,32 @@ static Error readRemoteCache(const opt::InputArgList &Args,
   Config.RemoteCache = std::move(*Cache);
   // The actions are named as a farm's link names them.
   return readRemoteOptions(Args, Config.RemoteOptions);
+}
+
+std::vector<std::string> remoteWarnings(const DistConfig &Config,
+                                        ArrayRef<const char *> CommandLine) {
+  std::vector<std::string> Warnings;
+  for (const std::optional<RemoteConfig> &Server :
+       {Config.Remote, Config.RemoteCache}) {
+    if (!Server)
+      continue;
+    if (isCleartext(*Server))
+      Warnings.push_back(Server->URL +
+                         ": cleartext, so what it sends can be read, and "
+                         "its objects replaced, on the way; use " +
+                         (Server->HTTP ? "https://" : "grpcs://"));
+    bool Typed = any_of(CommandLine, [](StringRef Arg) {
+      return Arg.consume_front("--remote-cache=") &&
+             withoutCredentials(Arg) != Arg;
+    });
+    if (Server->CredentialsInURL && Typed)
+      Warnings.push_back(
+          Server->URL +
+          ": its password is on a command line, which every user of this "
+          "machine can read (ps); put it in $ULTO_REMOTE_CREDENTIALS or a "
+          "--remote-netrc file");
+  }
+  return Warnings;
 }
 
 Expected<DistConfig> readDistConfig(const opt::InputArgList &Args) {

@@ -73,6 +73,14 @@ struct DistConfig {
 /// The command line as a DistConfig, or every problem with it, in order.
 llvm::Expected<DistConfig> readDistConfig(const llvm::opt::InputArgList &Args);
 
+/// What the user should hear of \p Config's remote servers: a cleartext
+/// connection over a network, and a password in a URL on the command line
+/// \p CommandLine (before @files and $ULTO_DIST_FLAGS are expanded), which
+/// every user of the machine can read.
+std::vector<std::string>
+remoteWarnings(const DistConfig &Config,
+               llvm::ArrayRef<const char *> CommandLine);
+
 /// The service options of \p Args, into \p Service.
 llvm::Error readServiceConfig(const llvm::opt::InputArgList &Args,
                               ServiceConfig &Service);

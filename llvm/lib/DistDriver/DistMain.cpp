@@ -425,6 +425,8 @@ static int runDist(ArrayRef<const char *> Args,
   Expected<DistConfig> Config = readDistConfig(*ArgList);
   if (!Config)
     return reportErrors(DistToolName, Config.takeError());
+  for (const std::string &Warning : remoteWarnings(*Config, Args))
+    writeMessage(errs(), DistToolName, MessageKind::Warning, Warning);
   if (Config->CheckRemote)
     return checkRemote(*Config->Remote);
   // The trace begins here, to show what comes before the first job too.

@@ -146,6 +146,12 @@ CURL *HttpTransport::take(const std::string &Path) {
   curl_easy_setopt(H, CURLOPT_CONNECTTIMEOUT_MS, long(Timeout.count()));
   curl_easy_setopt(H, CURLOPT_TIMEOUT_MS, long(Timeout.count()));
   curl_easy_setopt(H, CURLOPT_PROTOCOLS_STR, "http,https");
+  if (!Config.UserPassword.empty())
+    curl_easy_setopt(H, CURLOPT_USERPWD, Config.UserPassword.c_str());
+  if (!Config.NetrcFile.empty()) {
+    curl_easy_setopt(H, CURLOPT_NETRC, long(CURL_NETRC_REQUIRED));
+    curl_easy_setopt(H, CURLOPT_NETRC_FILE, Config.NetrcFile.c_str());
+  }
   curl_blob Blob;
   struct {
     CURLoption Option;

@@ -108,6 +108,13 @@ def remote_token_file : Joined<["--"], "remote-token-file=">,
                         MetaVarName<"<file>">,
                         HelpText<"Send the token in <file> as "
                                  "'authorization: Bearer <token>'">;
+def remote_netrc : Joined<["--"], "remote-netrc=">, MetaVarName<"<file>">,
+                   HelpText<"An http[s]:// cache's user and password, from "
+                            "a netrc file (default: $ULTO_REMOTE_CREDENTIALS, "
+                            "user:password)">;
+def remote_cleartext_credentials : Flag<["--"], "remote-cleartext-credentials">,
+    HelpText<"Send credentials over http:// and grpc:// to another machine, "
+             "where anyone on the way can read them">;
 def remote_tls_ca : Joined<["--"], "remote-tls-ca=">, MetaVarName<"<file>">,
                     HelpText<"PEM roots that sign the server's certificate "
                              "(default: the system's)">;

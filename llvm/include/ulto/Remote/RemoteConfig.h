@@ -22,6 +22,13 @@ namespace ulto {
 struct RemoteConfig {
   std::string URL;    ///< As given, less an HTTP URL's user:password@.
   std::string Target; ///< host:port, as gRPC dials it; HTTP: the base URL.
+  /// An HTTP cache's basic authentication, "user:password": from the URL
+  /// or $ULTO_REMOTE_CREDENTIALS. Never in a message.
+  std::string UserPassword;
+  /// The URL named the user and password.
+  bool CredentialsInURL = false;
+  /// An HTTP cache's credentials in a netrc file, which libcurl reads.
+  std::string NetrcFile;
   bool TLS = false;
   /// Bazel's HTTP cache protocol (a cache only), not gRPC.
   bool HTTP = false;
@@ -37,6 +44,18 @@ struct RemoteConfig {
   /// (REAPI's correlated_invocations_id); empty: none.
   std::string BuildId;
 };
+
+/// Whether \p Config sends credentials: a password, a netrc file, an
+/// authorization header (a token).
+bool carriesCredentials(const RemoteConfig &Config);
+
+/// Whether the connection to \p Config's server is in cleartext over a
+/// network: http:// or grpc:// to a host that is not this machine's
+/// loopback (localhost, 127.0.0.0/8, ::1).
+bool isCleartext(const RemoteConfig &Config);
+
+/// \p URL without the user and password it names, for messages.
+std::string withoutCredentials(llvm::StringRef URL);
 
 /// Parses grpc://host:port or grpcs://host:port.
 llvm::Expected<RemoteConfig> parseRemoteURL(llvm::StringRef URL);
