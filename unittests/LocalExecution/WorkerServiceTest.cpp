@@ -220,7 +220,11 @@ TEST(WorkerServiceTest, CountsTheUsersListeningServices) {
       "0000000000000006: 00000002 00000000 00010000 0001 01 16 "
       "/run/other.sock\n"
       "0000000000000007: 00000003 00000000 00000000 0001 03 17\n";
-  EXPECT_EQ(countWorkerServices(Table), 2u);
+  EXPECT_EQ(countWorkerServices(Table, [](StringRef) { return true; }), 2u);
+  // A name of the user's another user listens at does not count.
+  EXPECT_EQ(countWorkerServices(
+                Table, [&](StringRef Name) { return !Name.ends_with("bb"); }),
+            1u);
   // And live: the machine may run others.
   std::vector<int> Held;
   for (int I = 0; I != 2; ++I) {
@@ -233,6 +237,47 @@ TEST(WorkerServiceTest, CountsTheUsersListeningServices) {
   EXPECT_GE(countWorkerServices(), 2u);
   for (int Socket : Held)
     close(Socket);
+}
+
+// Another user reads the user's names, secret and all, in /proc/net/unix,
+// and listens at names like them: they do not count toward --service-limit.
+TEST(WorkerServiceTest, AnotherUsersListenersDoNotCount) {
+  if (geteuid() != 0)
+    GTEST_SKIP() << "needs root to listen as another user";
+  int Ready[2];
+  ASSERT_EQ(pipe(Ready), 0);
+  pid_t Child = fork();
+  if (Child == 0) {
+    close(Ready[0]);
+    std::string Name =
+        workerServicePrefix() + "forged-" + std::to_string(getpid());
+    if (setresgid(65534, 65534, 65534) != 0 ||
+        setresuid(65534, 65534, 65534) != 0)
+      _exit(1);
+    Expected<int> Listening = listenAsWorkerService(Name);
+    if (!Listening)
+      _exit(2);
+    (void)!write(Ready[1], "x", 1);
+    pause();
+    _exit(0);
+  }
+  close(Ready[1]);
+  char Byte;
+  ASSERT_EQ(read(Ready[0], &Byte, 1), 1);
+  close(Ready[0]);
+  // The forged listener's line of the table: there, and not counted.
+  std::string Forged = "forged-" + std::to_string(Child);
+  ErrorOr<std::unique_ptr<MemoryBuffer>> Table =
+      MemoryBuffer::getFileAsStream("/proc/net/unix");
+  ASSERT_TRUE(bool(Table));
+  std::string Lines;
+  for (StringRef Line : split((*Table)->getBuffer(), '\n'))
+    if (Line.contains(Forged))
+      Lines += Line.str() + "\n";
+  EXPECT_EQ(countWorkerServices(Lines, [](StringRef) { return true; }), 1u);
+  EXPECT_EQ(countWorkerServices(Lines), 0u);
+  kill(Child, SIGKILL);
+  waitpid(Child, nullptr, 0);
 }
 
 TEST(WorkerServiceTest, TheSecretIsMadeOnceAndKept) {

@@ -161,8 +161,9 @@ void addFileOf(Identity &Id, const void *Address) {
 
 // A socket that \p Attach (connect or bind) has attached to the abstract
 // address \p Name (a NUL, then the name); -1 with errno set if it failed.
-int socketAt(StringRef Name, int (*Attach)(int, const sockaddr *, socklen_t)) {
-  int Socket = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+int socketAt(StringRef Name, int (*Attach)(int, const sockaddr *, socklen_t),
+             int Flags = 0) {
+  int Socket = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | Flags, 0);
   if (Socket < 0)
     return -1;
   sockaddr_un Address;
@@ -279,6 +280,22 @@ Expected<std::unique_ptr<ForkServer>> connectToWorkerService(StringRef Name) {
   return ForkServer::connected(Socket);
 }
 
+// Whether the socket listening at \p Name is this user's: its name, and so
+// the user's secret, is there for every user to read in /proc/net/unix.
+// Without waiting: a full backlog is not a service of the user's to count.
+static bool listensForTheUser(StringRef Name) {
+  int Socket = socketAt(Name, connect, SOCK_NONBLOCK);
+  if (Socket < 0)
+    return false;
+  struct ucred Peer;
+  socklen_t PeerSize = sizeof(Peer);
+  bool Own =
+      getsockopt(Socket, SOL_SOCKET, SO_PEERCRED, &Peer, &PeerSize) == 0 &&
+      Peer.uid == geteuid();
+  close(Socket);
+  return Own;
+}
+
 unsigned countWorkerServices() {
   ErrorOr<std::unique_ptr<MemoryBuffer>> Table =
       MemoryBuffer::getFileAsStream("/proc/net/unix");
@@ -286,6 +303,11 @@ unsigned countWorkerServices() {
 }
 
 unsigned countWorkerServices(StringRef UnixSockets) {
+  return countWorkerServices(UnixSockets, listensForTheUser);
+}
+
+unsigned countWorkerServices(StringRef UnixSockets,
+                             function_ref<bool(StringRef Name)> IsTheUsers) {
   std::string Prefix = "@" + workerServicePrefix();
   SmallVector<StringRef, 0> Lines;
   UnixSockets.split(Lines, '\n', -1, /*KeepEmpty=*/false);
@@ -297,7 +319,7 @@ unsigned countWorkerServices(StringRef UnixSockets) {
     SmallVector<StringRef, 8> Fields;
     Line.split(Fields, ' ', -1, /*KeepEmpty=*/false);
     if (Fields.size() == 8 && Fields[3] == "00010000" &&
-        Fields[7].starts_with(Prefix))
+        Fields[7].starts_with(Prefix) && IsTheUsers(Fields[7].drop_front()))
       ++Count;
   }
   return Count;

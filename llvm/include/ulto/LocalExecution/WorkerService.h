@@ -41,6 +41,7 @@
 #include "ulto/LocalExecution/ForkServer.h"
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
@@ -76,10 +77,16 @@ std::string workerServicePrefix();
 
 /// How many worker services of this user listen (/proc/net/unix): a build
 /// whose links' environments differ would start one for each link, which no
-/// other link uses.
+/// other link uses. Only sockets whose listener is the user count: another
+/// user can read the names, secret and all, and listen at names like them.
 unsigned countWorkerServices();
 /// The same, from \p UnixSockets, a table as /proc/net/unix holds it.
 unsigned countWorkerServices(llvm::StringRef UnixSockets);
+/// The same, with \p IsTheUsers saying whether the socket listening at a
+/// name is the user's.
+unsigned
+countWorkerServices(llvm::StringRef UnixSockets,
+                    llvm::function_ref<bool(llvm::StringRef Name)> IsTheUsers);
 
 /// Where the links record their visits to the services (below):
 /// $XDG_RUNTIME_DIR/ulto-services, else <temp>/ulto-services-<uid>.
