@@ -11,8 +11,12 @@
 # mean -flto=<mode> -funified-lto (CMake's is always -flto=thin).
 
 # This file sits in <prefix>/share/ulto, the tools in <prefix>/bin (installed
-# and in ulto's build tree alike).
-get_filename_component(_ulto_bin "${CMAKE_CURRENT_LIST_DIR}/../../bin" ABSOLUTE)
+# and in ulto's build tree alike). Reached through a symbolic link (one
+# another user put in a shared directory, say), the files beside the link are
+# not ulto's: the install's are those beside the file itself.
+get_filename_component(_ulto_dir "${CMAKE_CURRENT_LIST_FILE}" REALPATH)
+get_filename_component(_ulto_dir "${_ulto_dir}" DIRECTORY)
+get_filename_component(_ulto_bin "${_ulto_dir}/../../bin" ABSOLUTE)
 
 set(ULTO_LTO_MODE thin CACHE STRING
     "ulto's LTO mode for every target: thin, full or distributed")
@@ -49,7 +53,7 @@ set(CMAKE_INTERPROCEDURAL_OPTIMIZATION ON)
 # unset and takes this default, but the top level's ran before this file was
 # read: ulto-policies.cmake sets it there.
 set(CMAKE_POLICY_DEFAULT_CMP0069 NEW)
-set(_ulto_policies "${CMAKE_CURRENT_LIST_DIR}/ulto-policies.cmake")
+set(_ulto_policies "${_ulto_dir}/ulto-policies.cmake")
 if(CMAKE_VERSION VERSION_GREATER_EQUAL 3.24)
   # This file is read more than once per configure; no IN_LIST, which old
   # projects' policies (CMP0057) do not allow.
@@ -69,12 +73,13 @@ else()
                     "with -DCMAKE_POLICY_DEFAULT_CMP0069=NEW")
   endif()
 endif()
-set(CMAKE_USER_MAKE_RULES_OVERRIDE_C "${CMAKE_CURRENT_LIST_DIR}/ulto-rules.cmake")
-set(CMAKE_USER_MAKE_RULES_OVERRIDE_CXX "${CMAKE_CURRENT_LIST_DIR}/ulto-rules.cmake")
+set(CMAKE_USER_MAKE_RULES_OVERRIDE_C "${_ulto_dir}/ulto-rules.cmake")
+set(CMAKE_USER_MAKE_RULES_OVERRIDE_CXX "${_ulto_dir}/ulto-rules.cmake")
 # try_compile() projects see the same cache variables.
 list(APPEND CMAKE_TRY_COMPILE_PLATFORM_VARIABLES ULTO_LTO_MODE ULTO_DIST_OPTIONS
      ULTO_UNIFIED_LTO_PIPELINE)
 unset(_ulto_bin)
+unset(_ulto_dir)
 unset(_ulto_kind)
 unset(_ulto_policies)
 unset(_ulto_cmp0069)
