@@ -61,7 +61,7 @@ public:
     RemoteLookup Found;
     auto It = Objects.find(sys::path::filename(Job.module()).str());
     if (It != Objects.end())
-      Found.Object = It->second;
+      Found.Object = MemoryBuffer::getMemBufferCopy(It->second);
     return Found;
   }
   void rejected(const BackendJob &Job) override {

@@ -116,8 +116,9 @@ static Expected<CacheAccess> openCache(const DistConfig &Config) {
 
 // The team's cache that the command line names, or null: a link does not
 // fail for want of it.
-static std::unique_ptr<RemoteCache> openRemoteCache(const DistConfig &Config,
-                                                    const Executors &Exec) {
+static std::unique_ptr<RemoteCache>
+openRemoteCache(const DistConfig &Config, const Executors &Exec,
+                const std::optional<PrivateObjects> &Private) {
   if (!Config.RemoteCache)
     return nullptr;
   RemoteCacheOptions Options;
@@ -126,6 +127,8 @@ static std::unique_ptr<RemoteCache> openRemoteCache(const DistConfig &Config,
   Options.Remote.AskVersion = Exec.Local->versionProbe();
   Options.ReadOnly = Config.RemoteCacheReadOnly;
   Options.Timeout = Config.RemoteCacheTimeout;
+  if (Private)
+    Options.DownloadDirectory = Private->directory().str();
   Expected<const RemotePlugin &> Plugin = [] {
     TimeTraceScope Scope("load the remote plugin");
     return remotePlugin();
@@ -466,7 +469,7 @@ static int runDist(ArrayRef<const char *> Args,
   enableReaderCrashRecovery();
   std::unique_ptr<RemoteCache> Remote = [&] {
     TimeTraceScope Scope("connect the remote cache");
-    return openRemoteCache(*Config, *Exec);
+    return openRemoteCache(*Config, *Exec, Private);
   }();
 
   // The backends, the trace, the summary; the link uses the objects only

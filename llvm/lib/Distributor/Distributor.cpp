@@ -460,17 +460,18 @@ LinkBackends::Lookup LinkBackends::lookupRemote(size_t I) {
     warn(Found.Warning);
   if (!Found.Object)
     return Lookup::Miss;
-  if (Error E = checkBackendObject(MemoryBufferRef(*Found.Object, Job.output()),
-                                   Targets[I])) {
+  if (Error E = checkBackendObject(
+          MemoryBufferRef(Found.Object->getBuffer(), Job.output()),
+          Targets[I])) {
     Opts.Remote->rejected(Job);
     warn(Opts.Remote->name() + ": its object for '" + Job.module() + "' " +
          toString(std::move(E)) + "; running the job");
     return Lookup::Miss;
   }
-  if (!writeOutput(Job, *Found.Object))
+  if (!writeOutput(Job, Found.Object->getBuffer()))
     return Lookup::Failed;
   if (!Keys[I].empty())
-    store(Keys[I], *Found.Object);
+    store(Keys[I], Found.Object->getBuffer());
   return Lookup::Hit;
 }
 

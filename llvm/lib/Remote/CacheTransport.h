@@ -11,6 +11,7 @@
 #ifndef ULTO_LIB_REMOTE_CACHETRANSPORT_H
 #define ULTO_LIB_REMOTE_CACHETRANSPORT_H
 
+#include "BlobDownload.h"
 #include "ContentStore.h"
 
 #include "ulto/Remote/Capabilities.h"
@@ -31,9 +32,10 @@ public:
   virtual ~CacheTransport();
   virtual grpc::Status getActionResult(const reapi::Digest &Action,
                                        reapi::ActionResult &Result) = 0;
-  /// The blob, checked against \p Digest.
+  /// The blob, as it arrives, into \p Into, which its caller finishes
+  /// (checks against \p Digest).
   virtual grpc::Status readBlob(const reapi::Digest &Digest,
-                                std::string &Bytes) = 0;
+                                BlobDownload &Into) = 0;
   virtual grpc::Status writeBlob(const Blob &B,
                                  const std::atomic<bool> &Stop) = 0;
   virtual grpc::Status updateActionResult(const reapi::Digest &Action,

@@ -206,39 +206,16 @@ grpc::Status ContentStore::write(const Blob &B, StringRef Bytes,
 
 grpc::Status ContentStore::read(const reapi::Digest &Digest, std::string &Bytes,
                                 StringRef ActionId) {
-  if (Digest.size_bytes() < 0 || Digest.size_bytes() > MaxBlobBytes)
-    return grpc::Status(grpc::StatusCode::OUT_OF_RANGE,
-                        "blob " + Digest.hash() + " of " +
-                            std::to_string(Digest.size_bytes()) +
-                            " bytes: more than ulto reads");
-  grpc::Status Status;
-  if (BatchReads && Digest.size_bytes() + EntryOverhead <= MaxBatchBytes) {
-    reapi::BatchReadBlobsRequest Request;
-    Request.set_instance_name(Server.config().Instance);
-    *Request.add_digests() = Digest;
-    reapi::BatchReadBlobsResponse Response;
-    grpc::ClientContext Context;
-    Server.prepare(Context, ActionId, TransferDeadline);
-    Status = CAS->BatchReadBlobs(&Context, Request, &Response);
-    if (Status.error_code() == grpc::StatusCode::UNIMPLEMENTED) {
-      BatchReads = false;
-      Status = readStream(Digest, Bytes, ActionId);
-    } else if (Status.ok()) {
-      if (Response.responses_size() != 1)
-        return grpc::Status(grpc::StatusCode::INTERNAL,
-                            "BatchReadBlobs answered " +
-                                std::to_string(Response.responses_size()) +
-                                " blobs for one");
-      const auto &Entry = Response.responses(0);
-      if (Entry.status().code() != 0)
-        return grpc::Status(
-            static_cast<grpc::StatusCode>(Entry.status().code()),
-            "blob " + Digest.hash() + ": " + Entry.status().message());
-      Bytes = Entry.data();
-    }
-  } else {
-    Status = readStream(Digest, Bytes, ActionId);
-  }
+  Bytes.clear();
+  grpc::Status Status = readChunks(
+      Digest,
+      [&](StringRef Data) {
+        if (Bytes.size() + Data.size() > size_t(Digest.size_bytes()))
+          return false;
+        Bytes += Data;
+        return true;
+      },
+      ActionId);
   if (!Status.ok())
     return Status;
   // What came is what was asked for, or it is an error.
@@ -249,27 +226,71 @@ grpc::Status ContentStore::read(const reapi::Digest &Digest, std::string &Bytes,
   return grpc::Status::OK;
 }
 
+grpc::Status ContentStore::read(const reapi::Digest &Digest,
+                                BlobDownload &Download, StringRef ActionId) {
+  return readChunks(
+      Digest, [&](StringRef Data) { return Download.append(Data); }, ActionId);
+}
+
+grpc::Status ContentStore::readChunks(const reapi::Digest &Digest,
+                                      function_ref<bool(StringRef)> Append,
+                                      StringRef ActionId) {
+  if (Digest.size_bytes() < 0 || Digest.size_bytes() > MaxBlobBytes)
+    return grpc::Status(grpc::StatusCode::OUT_OF_RANGE,
+                        "blob " + Digest.hash() + " of " +
+                            std::to_string(Digest.size_bytes()) +
+                            " bytes: more than ulto reads");
+  if (!BatchReads || Digest.size_bytes() + EntryOverhead > MaxBatchBytes)
+    return readStream(Digest, Append, ActionId);
+  reapi::BatchReadBlobsRequest Request;
+  Request.set_instance_name(Server.config().Instance);
+  *Request.add_digests() = Digest;
+  reapi::BatchReadBlobsResponse Response;
+  grpc::ClientContext Context;
+  Server.prepare(Context, ActionId, TransferDeadline);
+  grpc::Status Status = CAS->BatchReadBlobs(&Context, Request, &Response);
+  if (Status.error_code() == grpc::StatusCode::UNIMPLEMENTED) {
+    BatchReads = false;
+    return readStream(Digest, Append, ActionId);
+  }
+  if (!Status.ok())
+    return Status;
+  if (Response.responses_size() != 1)
+    return grpc::Status(grpc::StatusCode::INTERNAL,
+                        "BatchReadBlobs answered " +
+                            std::to_string(Response.responses_size()) +
+                            " blobs for one");
+  const auto &Entry = Response.responses(0);
+  if (Entry.status().code() != 0)
+    return grpc::Status(static_cast<grpc::StatusCode>(Entry.status().code()),
+                        "blob " + Digest.hash() + ": " +
+                            Entry.status().message());
+  if (!Append(Entry.data()))
+    return grpc::Status(grpc::StatusCode::DATA_LOSS,
+                        "blob " + Digest.hash() +
+                            " is longer than its digest says");
+  return grpc::Status::OK;
+}
+
 grpc::Status ContentStore::readStream(const reapi::Digest &Digest,
-                                      std::string &Bytes, StringRef ActionId) {
+                                      function_ref<bool(StringRef)> Append,
+                                      StringRef ActionId) {
   google::bytestream::ReadRequest Request;
   Request.set_resource_name(Server.instancePrefix() + resourceDigest(Digest));
   grpc::ClientContext Context;
   Server.prepare(Context, ActionId, TransferDeadline);
   std::unique_ptr<grpc::ClientReader<google::bytestream::ReadResponse>> Reader =
       ByteStream->Read(&Context, Request);
-  Bytes.clear();
   // What arrives is counted, not what the digest promises.
-  Bytes.reserve(std::min<int64_t>(Digest.size_bytes(), 64 << 20));
   google::bytestream::ReadResponse Response;
   while (Reader->Read(&Response)) {
-    if (Bytes.size() + Response.data().size() > size_t(Digest.size_bytes())) {
+    if (!Append(Response.data())) {
       Context.TryCancel();
       (void)Reader->Finish();
       return grpc::Status(grpc::StatusCode::DATA_LOSS,
                           "blob " + Digest.hash() +
                               " is longer than its digest says");
     }
-    Bytes += Response.data();
   }
   return Reader->Finish();
 }

@@ -12,6 +12,7 @@
 #ifndef ULTO_LIB_REMOTE_CONTENTSTORE_H
 #define ULTO_LIB_REMOTE_CONTENTSTORE_H
 
+#include "BlobDownload.h"
 #include "Connection.h"
 
 #include "build/bazel/remote/execution/v2/remote_execution.grpc.pb.h"
@@ -61,6 +62,9 @@ public:
   /// an error, which its caller treats as any bad result.
   grpc::Status read(const reapi::Digest &Digest, std::string &Bytes,
                     llvm::StringRef ActionId);
+  /// The same, into \p Download, which its caller finishes (checks).
+  grpc::Status read(const reapi::Digest &Digest, BlobDownload &Download,
+                    llvm::StringRef ActionId);
 
   uint64_t bytesSent() const { return BytesSent; }
   uint64_t blobsSent() const { return BlobsSent; }
@@ -73,7 +77,13 @@ public:
 private:
   grpc::Status write(const Blob &B, llvm::StringRef Bytes,
                      llvm::StringRef ActionId);
-  grpc::Status readStream(const reapi::Digest &Digest, std::string &Bytes,
+  /// The blob's bytes, as they arrive, to \p Append, which says false to
+  /// stop (they would be more than the digest says).
+  grpc::Status readChunks(const reapi::Digest &Digest,
+                          llvm::function_ref<bool(llvm::StringRef)> Append,
+                          llvm::StringRef ActionId);
+  grpc::Status readStream(const reapi::Digest &Digest,
+                          llvm::function_ref<bool(llvm::StringRef)> Append,
                           llvm::StringRef ActionId);
 
   const Connection &Server;

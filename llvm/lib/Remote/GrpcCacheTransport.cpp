@@ -32,10 +32,10 @@ public:
   }
 
   grpc::Status readBlob(const reapi::Digest &Digest,
-                        std::string &Bytes) override {
-    grpc::Status S = Store.read(Digest, Bytes, "");
+                        BlobDownload &Into) override {
+    grpc::Status S = Store.read(Digest, Into, "");
     if (S.ok())
-      BytesDown += Bytes.size();
+      BytesDown += Into.size();
     return S;
   }
 

@@ -21,17 +21,19 @@ namespace ulto {
 namespace {
 
 // A transfer's reads: what came, up to a limit.
+// A transfer's reads, as they arrive.
 struct Download {
-  std::string Bytes;
-  size_t Limit;
+  function_ref<bool(StringRef)> Append;
+  uint64_t Received = 0;
 };
 
 size_t receive(char *Data, size_t Size, size_t Count, void *User) {
   auto *D = static_cast<Download *>(User);
   size_t N = Size * Count;
-  if (D->Bytes.size() + N > D->Limit)
-    return 0; // More than the entry can be: curl fails the transfer.
-  D->Bytes.append(Data, N);
+  // More than the entry can be: curl fails the transfer.
+  if (!D->Append(StringRef(Data, N)))
+    return 0;
+  D->Received += N;
   return N;
 }
 
@@ -71,29 +73,27 @@ public:
 
   grpc::Status getActionResult(const reapi::Digest &Action,
                                reapi::ActionResult &Result) override {
-    Download D{std::string(), size_t(1) << 20};
-    grpc::Status S = get("ac/" + Action.hash(), D);
-    if (S.ok() && !Result.ParseFromString(D.Bytes))
+    std::string Bytes;
+    grpc::Status S = get("ac/" + Action.hash(), [&](StringRef Data) {
+      if (Bytes.size() + Data.size() > (size_t(1) << 20))
+        return false;
+      Bytes += Data;
+      return true;
+    });
+    if (S.ok() && !Result.ParseFromString(Bytes))
       return grpc::Status(grpc::StatusCode::DATA_LOSS,
                           "ac/" + Action.hash() + " is no ActionResult");
     return S;
   }
 
   grpc::Status readBlob(const reapi::Digest &Digest,
-                        std::string &Bytes) override {
+                        BlobDownload &Into) override {
     if (Digest.size_bytes() < 0 || Digest.size_bytes() > MaxBlobBytes)
       return grpc::Status(grpc::StatusCode::DATA_LOSS,
                           "cas/" + Digest.hash() + " names " +
                               std::to_string(Digest.size_bytes()) + " bytes");
-    Download D{std::string(), size_t(Digest.size_bytes())};
-    if (grpc::Status S = get("cas/" + Digest.hash(), D); !S.ok())
-      return S;
-    reapi::Digest Got = digestOf(D.Bytes);
-    if (Got.hash() != Digest.hash() || Got.size_bytes() != Digest.size_bytes())
-      return grpc::Status(grpc::StatusCode::DATA_LOSS,
-                          "cas/" + Digest.hash() + " holds other bytes");
-    Bytes = std::move(D.Bytes);
-    return grpc::Status::OK;
+    return get("cas/" + Digest.hash(),
+               [&](StringRef Data) { return Into.append(Data); });
   }
 
   grpc::Status writeBlob(const Blob &B,
@@ -111,7 +111,8 @@ public:
   uint64_t bytesUp() const override { return BytesUp; }
 
 private:
-  grpc::Status get(const std::string &Path, Download &D);
+  grpc::Status get(const std::string &Path,
+                   function_ref<bool(StringRef)> Append);
   grpc::Status put(const std::string &Path, StringRef Bytes,
                    const std::atomic<bool> &Stop);
   CURL *take(const std::string &Path);
@@ -199,13 +200,15 @@ grpc::Status HttpTransport::perform(CURL *H, const std::string &Path) {
                       Path + ": HTTP status " + std::to_string(HTTPStatus));
 }
 
-grpc::Status HttpTransport::get(const std::string &Path, Download &D) {
+grpc::Status HttpTransport::get(const std::string &Path,
+                                function_ref<bool(StringRef)> Append) {
   CURL *H = take(Path);
+  Download D{Append};
   curl_easy_setopt(H, CURLOPT_WRITEFUNCTION, receive);
   curl_easy_setopt(H, CURLOPT_WRITEDATA, &D);
   grpc::Status S = perform(H, Path);
   if (S.ok())
-    BytesDown += D.Bytes.size();
+    BytesDown += D.Received;
   return S;
 }
 

@@ -65,7 +65,8 @@ public:
 
 private:
   /// The object of the job's entry; NOT_FOUND when it has none.
-  grpc::Status fetch(const RemoteAction &A, std::string &Object);
+  grpc::Status fetch(const RemoteAction &A,
+                     std::unique_ptr<MemoryBuffer> &Object);
   /// A miss; the server's failure says so once and ends its use.
   RemoteLookup missed(const grpc::Status &S, const BackendJob &Job);
   /// The object, then the ActionResult that names it as \p OutputPath.
@@ -90,7 +91,7 @@ private:
 };
 
 grpc::Status RemoteCacheClient::fetch(const RemoteAction &A,
-                                      std::string &Object) {
+                                      std::unique_ptr<MemoryBuffer> &Object) {
   reapi::ActionResult Result;
   if (grpc::Status S = Transport->getActionResult(A.Digest, Result); !S.ok())
     return S;
@@ -100,7 +101,14 @@ grpc::Status RemoteCacheClient::fetch(const RemoteAction &A,
   for (const reapi::OutputFile &File : Result.output_files()) {
     if (File.path() != A.Job.OutputPath)
       continue;
-    grpc::Status S = Transport->readBlob(File.digest(), Object);
+    Expected<BlobDownload> Download =
+        BlobDownload::start(Options.DownloadDirectory, File.digest());
+    if (!Download)
+      return grpc::Status(grpc::StatusCode::UNAVAILABLE,
+                          toString(Download.takeError()));
+    grpc::Status S = Transport->readBlob(File.digest(), *Download);
+    if (S.ok() || S.error_code() == grpc::StatusCode::DATA_LOSS)
+      S = Download->finish("cas/" + File.digest().hash(), Object);
     // A server that answers, but not with the object its entry names, has a
     // damaged entry (Bazel's RemoteWorker checks digests itself).
     if (S.ok() || S.error_code() == grpc::StatusCode::NOT_FOUND ||
@@ -154,7 +162,7 @@ RemoteLookup RemoteCacheClient::lookup(const JobList &List,
                    "': " + toString(A.takeError());
     return Miss;
   }
-  std::string Object;
+  std::unique_ptr<MemoryBuffer> Object;
   grpc::Status S = [&] {
     TimeTraceScope Scope("ask the remote cache");
     return fetch(*A, Object);

@@ -16,6 +16,8 @@
 
 #include "ulto/Distributor/JobList.h"
 
+#include "llvm/Support/MemoryBuffer.h"
+
 #include "llvm/ADT/StringRef.h"
 
 #include <cstdint>
@@ -43,8 +45,9 @@ struct RemoteCacheCounts {
 
 /// What a lookup found.
 struct RemoteLookup {
-  /// The job's object, unchecked; none on a miss.
-  std::optional<std::string> Object;
+  /// The job's object, unchecked (mapped from the file it was downloaded
+  /// to); none on a miss.
+  std::unique_ptr<llvm::MemoryBuffer> Object;
   /// Why the lookup went wrong, for the link to say ("" when nothing did);
   /// the cache says a server's failure once per link.
   std::string Warning;
