@@ -471,7 +471,7 @@ TEST_F(DistributorTest, AnExecutorsObjectIsWrittenForTheLinker) {
   Exec.Play = [](const BackendJob &) {
     ExecutionResult R;
     R.Remote = true;
-    R.Object = Object;
+    R.Object = MemoryBuffer::getMemBufferCopy(Object);
     return R;
   };
   EXPECT_EQ(run().Failed, 0u);
@@ -511,7 +511,7 @@ TEST_F(DistributorTest, RemoteObjectWithoutFallbackFails) {
   Exec.Play = [](const BackendJob &) {
     ExecutionResult R;
     R.Remote = true;
-    R.Object = "";
+    R.Object = MemoryBuffer::getMemBufferCopy("");
     return R;
   };
   DistSummary Summary = run();

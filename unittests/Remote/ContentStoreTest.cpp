@@ -271,6 +271,31 @@ TEST_F(ContentStoreTest, ReadsNoMoreThanTheDigestSays) {
   EXPECT_LE(Bytes.size(), B.Bytes.size());
 }
 
+// An object goes to a download as it arrives, batched or streamed: the
+// digest's bytes come back mapped; an endless stream stops at the digest's
+// size, DATA_LOSS.
+TEST_F(ContentStoreTest, ObjectsArriveIntoADownload) {
+  unittest::TempDir Dir("content-store", /*Unique=*/true);
+  Blob B = blob(std::string(70000, 'd'));
+  Storage.Blobs[B.Digest.hash()] = B.Bytes;
+  ContentStore Store(*Remote, 1 << 20);
+  for (bool Batch : {true, false}) {
+    Storage.BatchReads = Batch;
+    Expected<BlobDownload> D = BlobDownload::start(Dir.path(), B.Digest);
+    ASSERT_TRUE(bool(D));
+    ASSERT_TRUE(Store.read(B.Digest, *D, "action").ok());
+    std::unique_ptr<MemoryBuffer> Object;
+    ASSERT_TRUE(D->finish("blob", Object).ok());
+    EXPECT_EQ(Object->getBuffer(), B.Bytes);
+  }
+  Storage.Endless = true;
+  Expected<BlobDownload> D = BlobDownload::start(Dir.path(), B.Digest);
+  ASSERT_TRUE(bool(D));
+  EXPECT_EQ(Store.read(B.Digest, *D, "action").error_code(),
+            grpc::StatusCode::DATA_LOSS);
+  EXPECT_EQ(D->size(), B.Bytes.size());
+}
+
 // Every failure a REAPI server reports is shown without its escape
 // sequences (--check-remote, a farm's link, the remote cache's warning).
 TEST_F(ContentStoreTest, AServersMessageIsShownWithoutControls) {

@@ -116,9 +116,8 @@ static Expected<CacheAccess> openCache(const DistConfig &Config) {
 
 // The team's cache that the command line names, or null: a link does not
 // fail for want of it.
-static std::unique_ptr<RemoteCache>
-openRemoteCache(const DistConfig &Config, const Executors &Exec,
-                const std::optional<PrivateObjects> &Private) {
+static std::unique_ptr<RemoteCache> openRemoteCache(const DistConfig &Config,
+                                                    const Executors &Exec) {
   if (!Config.RemoteCache)
     return nullptr;
   RemoteCacheOptions Options;
@@ -127,8 +126,6 @@ openRemoteCache(const DistConfig &Config, const Executors &Exec,
   Options.Remote.AskVersion = Exec.Local->versionProbe();
   Options.ReadOnly = Config.RemoteCacheReadOnly;
   Options.Timeout = Config.RemoteCacheTimeout;
-  if (Private)
-    Options.DownloadDirectory = Private->directory().str();
   Expected<const RemotePlugin &> Plugin = [] {
     TimeTraceScope Scope("load the remote plugin");
     return remotePlugin();
@@ -447,6 +444,9 @@ static int runDist(ArrayRef<const char *> Args,
                                       linkOutput(List->LinkerOutput));
   // Where the jobs write their objects: only the user can enter it.
   std::optional<PrivateObjects> Private = PrivateObjects::create(*List);
+  // ...and where remote objects are kept while they arrive.
+  if (Private)
+    Config->RemoteOptions.DownloadDirectory = Private->directory().str();
   Cancel.watch(Config->JobList, *List, Private ? &*Private : nullptr,
                Config->Progress);
   if (Error E = describeJobs(*Config, *List))
@@ -469,7 +469,7 @@ static int runDist(ArrayRef<const char *> Args,
   enableReaderCrashRecovery();
   std::unique_ptr<RemoteCache> Remote = [&] {
     TimeTraceScope Scope("connect the remote cache");
-    return openRemoteCache(*Config, *Exec, Private);
+    return openRemoteCache(*Config, *Exec);
   }();
 
   // The backends, the trace, the summary; the link uses the objects only

@@ -354,8 +354,9 @@ LinkBackends::checkedObject(size_t I, const ExecutionResult &Result) {
   TimeTraceScope Scope("check", Job.module());
   std::unique_ptr<MemoryBuffer> Object;
   if (Result.Object) {
-    Object = MemoryBuffer::getMemBuffer(*Result.Object, Job.output(),
-                                        /*RequiresNullTerminator=*/false);
+    Object =
+        MemoryBuffer::getMemBuffer(Result.Object->getBuffer(), Job.output(),
+                                   /*RequiresNullTerminator=*/false);
   } else {
     // An object left by an earlier link is not this job's.
     if (!wroteOutput(I)) {
@@ -423,7 +424,7 @@ bool LinkBackends::execute(size_t I) {
   if (!Object)
     return false;
   if (Result.Object
-          ? !writeOutput(Job, *Result.Object)
+          ? !writeOutput(Job, Result.Object->getBuffer())
           : objectPath(I) != Job.output() && !publish(I, Object->getBuffer()))
     return false;
   if (!Keys[I].empty()) {

@@ -102,7 +102,7 @@ grpc::Status RemoteCacheClient::fetch(const RemoteAction &A,
     if (File.path() != A.Job.OutputPath)
       continue;
     Expected<BlobDownload> Download =
-        BlobDownload::start(Options.DownloadDirectory, File.digest());
+        BlobDownload::start(Options.Remote.DownloadDirectory, File.digest());
     if (!Download)
       return grpc::Status(grpc::StatusCode::UNAVAILABLE,
                           toString(Download.takeError()));

@@ -34,11 +34,14 @@ namespace ulto {
 
 namespace {
 
+/// The most of a job's stdout or stderr shown from the farm.
+constexpr int64_t MaxOutputBytes = 1 << 20;
+
 /// How one remote attempt ended, when it got an answer.
 struct Outcome {
   reapi::ActionResult Result;
   bool CacheHit = false;
-  std::string Object;
+  std::unique_ptr<MemoryBuffer> Object;
   /// The failure is the action's (it timed out, say), not the server's.
   bool ActionFailed = false;
 };
@@ -175,8 +178,17 @@ grpc::Status RemoteExecutor::Impl::attempt(RemoteAction &A, Outcome &Out) {
   auto Read = [&]() -> grpc::Status {
     TimeTraceScope Scope("download");
     for (const reapi::OutputFile &File : Out.Result.output_files())
-      if (File.path() == A.Job.OutputPath)
-        return Store.read(File.digest(), Out.Object, A.Digest.hash());
+      if (File.path() == A.Job.OutputPath) {
+        Expected<BlobDownload> Download =
+            BlobDownload::start(Options.DownloadDirectory, File.digest());
+        if (!Download)
+          return grpc::Status(grpc::StatusCode::UNAVAILABLE,
+                              toString(Download.takeError()));
+        grpc::Status S = Store.read(File.digest(), *Download, A.Digest.hash());
+        if (S.ok() || S.error_code() == grpc::StatusCode::DATA_LOSS)
+          S = Download->finish("blob " + File.digest().hash(), Out.Object);
+        return S;
+      }
     return grpc::Status(grpc::StatusCode::NOT_FOUND,
                         "the action exited 0 but returned no " +
                             A.Job.OutputPath);
@@ -198,6 +210,11 @@ std::string RemoteExecutor::Impl::fetchOutput(const reapi::ActionResult &R,
                                               RemoteAction &A) {
   std::string Output = R.stdout_raw() + R.stderr_raw();
   for (const reapi::Digest *D : {&R.stdout_digest(), &R.stderr_digest()}) {
+    // What a person reads: the farm may name gigabytes.
+    if (D->size_bytes() > MaxOutputBytes) {
+      Output += "[" + formatBytes(D->size_bytes()) + " of output not shown]\n";
+      continue;
+    }
     std::string Bytes;
     if (D->size_bytes() && Store.read(*D, Bytes, A.Digest.hash()).ok())
       Output += Bytes;
@@ -229,8 +246,9 @@ ExecutionResult RemoteExecutor::Impl::checkedObject(RemoteJob &R) {
   if (Options.LocalFallback) {
     Expected<Triple> Target = readModuleTriple(R.Job.module());
     Unfit = Target
-                ? checkBackendObject(
-                      MemoryBufferRef(*Result.Object, R.Job.output()), *Target)
+                ? checkBackendObject(MemoryBufferRef(Result.Object->getBuffer(),
+                                                     R.Job.output()),
+                                     *Target)
                 : Target.takeError();
   }
   if (!Unfit) {

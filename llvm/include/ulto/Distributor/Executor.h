@@ -15,8 +15,10 @@
 #include "ulto/Distributor/JobList.h"
 
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/MemoryBuffer.h"
 
 #include <chrono>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -58,8 +60,9 @@ struct ExecutionResult {
   /// reproducers), named here and not in Output.
   std::vector<std::string> Reproducers;
   /// The object, for executors that return it instead of writing the job's
-  /// output file; unchecked (the distributor checks every object).
-  std::optional<std::string> Object;
+  /// output file (mapped from the file it was downloaded to); unchecked (the
+  /// distributor checks every object).
+  std::unique_ptr<llvm::MemoryBuffer> Object;
 
   FallbackKind Fallback = FallbackKind::None;
   std::string FallbackReason;

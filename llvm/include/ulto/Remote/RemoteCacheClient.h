@@ -34,9 +34,6 @@ struct RemoteCacheOptions {
   unsigned UploadThreads = 4;
   /// Bytes of objects waiting to go up, past which uploads are dropped.
   uint64_t MaxUploadBytes = uint64_t(256) << 20;
-  /// Where downloads are kept while they arrive: a directory only the user
-  /// can enter (BlobDownload.h); empty: the system's temporary directory.
-  std::string DownloadDirectory;
 };
 
 /// A client of the cache \p Options names; a gRPC server is asked for its

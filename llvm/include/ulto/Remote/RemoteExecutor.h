@@ -28,6 +28,9 @@ namespace ulto {
 
 struct RemoteExecutorOptions {
   RemoteConfig Server;
+  /// Where objects are kept while they arrive: a directory only the user
+  /// can enter (BlobDownload.h); empty: the system's temporary directory.
+  std::string DownloadDirectory;
   /// Platform properties that select the workers (and so their toolchain).
   std::vector<std::pair<std::string, std::string>> Platform;
   /// The compiler as the workers name it; empty: the job's compiler path.
