@@ -22,6 +22,7 @@
 #include "lld/Common/ErrorHandler.h"
 #include "ulto/DistProtocol/DistOptTable.h"
 #include "ulto/Link/BackendOptions.h"
+#include "ulto/Link/DependencyFile.h"
 #include "ulto/Link/EarlyDistributor.h"
 #include "ulto/Link/LTOPlan.h"
 #include "ulto/Link/LinkInputs.h"
@@ -499,7 +500,8 @@ bool mayHoldBitcode(StringRef Path) {
 // archive copies) next to the output, which \p Made lists; false after
 // reporting an error.
 bool useSafeNames(const Options &Opts, SmallVectorImpl<const char *> &Args,
-                  StringSaver &Saver, std::vector<std::string> &Made) {
+                  StringSaver &Saver, std::vector<std::string> &Made,
+                  std::vector<std::pair<std::string, std::string>> &Renamed) {
   std::vector<unsigned> Where;
   std::vector<std::string> Paths;
   for (const auto &[Index, Path] : Opts.InputArgs)
@@ -531,8 +533,10 @@ bool useSafeNames(const Options &Opts, SmallVectorImpl<const char *> &Args,
     reportError(toString(Safe.takeError()));
     return false;
   }
-  for (auto [Index, Name] : zip(Where, *Safe))
+  for (auto [Index, Name, Path] : zip(Where, *Safe, Paths)) {
     Args[Index] = Saver.save(Name).data();
+    Renamed.push_back({Name, Path});
+  }
   std::set<std::string> Unique(Safe->begin(), Safe->end());
   Made.assign(Unique.begin(), Unique.end());
   for (const std::string &Name : Made)
@@ -642,6 +646,8 @@ bool checkLink(Options &Opts, ulto::EarlyDistributor *Early,
 // user's.
 struct SafeNameFiles {
   std::vector<std::string> Names;
+  /// Each name's file, for --dependency-file.
+  std::vector<std::pair<std::string, std::string>> Renamed;
 
   void remove() {
     for (const std::string &Name : Names) {
@@ -748,7 +754,8 @@ bool linkELF(ArrayRef<const char *> Argv, raw_ostream &Stdout,
   }
   SafeNameFiles Files;
   StringSaver Saver(Alloc);
-  if (Distributed && !useSafeNames(*Opts, Args, Saver, Files.Names))
+  if (Distributed &&
+      !useSafeNames(*Opts, Args, Saver, Files.Names, Files.Renamed))
     return false;
   SmallVector<const char *, 256> LLDArgs;
   if (!lldArguments(Argv[0], Args, *Opts, DistOptions, Early.get(), Saver,
@@ -759,12 +766,20 @@ bool linkELF(ArrayRef<const char *> Argv, raw_ostream &Stdout,
   bool Linked = runLLD(LLDArgs, *Opts, Early.get(), IDs, Stdout, Stderr,
                        ExitEarly, DisableOutput);
   Files.remove();
-  if (!Private)
-    return Linked;
-  if (Error E = Private->finish(Linked, dependencyFile(*Opts))) {
-    reportError(toString(std::move(E)));
-    return false;
+  if (Private) {
+    if (Error E = Private->finish(Linked)) {
+      reportError(toString(std::move(E)));
+      return false;
+    }
+    Files.Renamed.push_back({Private->path().str(), Private->output().str()});
   }
+  // lld named the files it was given.
+  if (Linked && !dependencyFile(*Opts).empty() && !Files.Renamed.empty())
+    if (Error E = ulto::renameInDependencyFile(dependencyFile(*Opts),
+                                               Files.Renamed)) {
+      reportError(toString(std::move(E)));
+      return false;
+    }
   return Linked;
 }
 

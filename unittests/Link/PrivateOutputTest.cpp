@@ -1,4 +1,5 @@
-//===- PrivateOutputTest.cpp - A distributed link's files, the user's alone ===//
+//===- PrivateOutputTest.cpp - A distributed link's files, the user's alone
+//===//
 
 #include "ulto/Link/PrivateOutput.h"
 
@@ -39,7 +40,7 @@ std::vector<std::string> namesIn(StringRef Dir) {
 
 TEST(PrivateOutputTest, TheOutputIsRenamedIntoPlaceWithWhatLLDKept) {
   unittest::TempDir Dir("private-output", /*Unique=*/true);
-  std::string Output(Dir.path("app")), DepFile(Dir.path("app.d"));
+  std::string Output(Dir.path("app"));
   std::optional<PrivateOutput> Private = PrivateOutput::create(Output);
   ASSERT_TRUE(Private);
   StringRef Directory = sys::path::parent_path(Private->path());
@@ -51,25 +52,22 @@ TEST(PrivateOutputTest, TheOutputIsRenamedIntoPlaceWithWhatLLDKept) {
 
   write(Private->path(), "program");
   write((Directory + "/app.1.dist-file.json").str(), "kept");
-  write(DepFile, (Private->path() + ": \\\n main.o\n").str());
   std::string DirectoryName = Directory.str();
-  ASSERT_FALSE(bool(Private->finish(/*Linked=*/true, DepFile)));
+  ASSERT_FALSE(bool(Private->finish(/*Linked=*/true)));
   EXPECT_EQ(read(Output), "program");
   EXPECT_EQ(read(Dir.path("app.1.dist-file.json")), "kept");
-  EXPECT_EQ(read(DepFile), Output + ": \\\n main.o\n");
   Private.reset();
   EXPECT_FALSE(sys::fs::exists(DirectoryName));
   EXPECT_EQ(namesIn(Dir.path()),
-            (std::vector<std::string>{"app", "app.1.dist-file.json", "app.d"}));
+            (std::vector<std::string>{"app", "app.1.dist-file.json"}));
 }
 
 TEST(PrivateOutputTest, AFailedLinkLeavesNoOutput) {
   unittest::TempDir Dir("private-output", /*Unique=*/true);
-  std::optional<PrivateOutput> Private =
-      PrivateOutput::create(Dir.path("app"));
+  std::optional<PrivateOutput> Private = PrivateOutput::create(Dir.path("app"));
   ASSERT_TRUE(Private);
   write(Private->path(), "half");
-  ASSERT_FALSE(bool(Private->finish(/*Linked=*/false, "")));
+  ASSERT_FALSE(bool(Private->finish(/*Linked=*/false)));
   Private.reset();
   EXPECT_EQ(namesIn(Dir.path()), std::vector<std::string>{});
 }
@@ -81,7 +79,7 @@ TEST(PrivateOutputTest, AnOutputThatCannotBeReplacedSaysSo) {
   ASSERT_TRUE(Private);
   ASSERT_FALSE(sys::fs::create_directory(Output));
   write(Private->path(), "program");
-  EXPECT_EQ(toString(Private->finish(/*Linked=*/true, "")),
+  EXPECT_EQ(toString(Private->finish(/*Linked=*/true)),
             "cannot open output file " + Output + ": Is a directory");
 }
 

@@ -2,12 +2,10 @@
 
 #include "ulto/Link/PrivateOutput.h"
 
-#include "ulto/Support/AtomicFile.h"
 #include "ulto/Support/DTLTONames.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Signals.h"
 
@@ -73,33 +71,11 @@ void PrivateOutput::removeOnInterrupt() const {
   sys::SetInterruptFunction(onInterrupt);
 }
 
-// lld's dependency file names the output it wrote first, as
-// "<dir>/.ulto-link-XXXXXX/<name>:" with make's escapes, which leave the
-// private directory's name as it is.
-static Error retarget(StringRef DependencyFile, StringRef PrivateName) {
-  ErrorOr<std::unique_ptr<MemoryBuffer>> File =
-      MemoryBuffer::getFile(DependencyFile, /*IsText=*/true);
-  if (!File)
-    return createFileError(DependencyFile, File.getError());
-  StringRef Text = (*File)->getBuffer();
-  std::string Component = (PrivateName + "/").str();
-  size_t At = Text.find(Component);
-  if (At == StringRef::npos || At > Text.find(':'))
-    return Error::success();
-  std::string Fixed =
-      (Text.take_front(At) + Text.drop_front(At + Component.size())).str();
-  return writeAtomically(DependencyFile, Fixed);
-}
-
-Error PrivateOutput::finish(bool Linked, StringRef DependencyFile) {
-  if (Linked && sys::fs::exists(LLDOutput)) {
+Error PrivateOutput::finish(bool Linked) {
+  if (Linked && sys::fs::exists(LLDOutput))
     if (std::error_code EC = sys::fs::rename(LLDOutput, Output))
       return createStringError(EC, "cannot open output file %s: %s",
                                Output.c_str(), EC.message().c_str());
-    if (!DependencyFile.empty())
-      if (Error E = retarget(DependencyFile, sys::path::filename(Directory)))
-        return E;
-  }
   // What lld keeps (--save-temps, --time-trace), where lld would keep it.
   StringRef Beside = sys::path::parent_path(Output);
   std::error_code EC;

@@ -11,8 +11,8 @@
 // the output into place once lld has written it, which also keeps a
 // half-written output from ever appearing under its name. What else lld
 // leaves there (--save-temps' files, --time-trace's) moves beside the
-// output, where lld would have written it, and --dependency-file names the
-// real output.
+// output, where lld would have written it (DependencyFile.h renames the
+// output in --dependency-file's).
 //
 //===----------------------------------------------------------------------===//
 
@@ -47,10 +47,13 @@ public:
   /// of the link there once the linker is gone (Cancellation.h).
   void removeOnInterrupt() const;
 
-  /// After the link: the output renamed into place if \p Linked, with
-  /// \p DependencyFile (if not empty) naming it; what else lld left moved
-  /// beside it. The error says why the output could not be put in place.
-  llvm::Error finish(bool Linked, llvm::StringRef DependencyFile);
+  /// After the link: the output renamed into place if \p Linked; what else
+  /// lld left moved beside it. The error says why the output could not be
+  /// put in place.
+  llvm::Error finish(bool Linked);
+
+  /// The output, where the link puts it.
+  llvm::StringRef output() const { return Output; }
 
 private:
   PrivateOutput(std::string Output, std::string Directory);
