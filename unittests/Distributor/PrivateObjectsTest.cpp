@@ -113,4 +113,25 @@ TEST(PrivateObjectsTest, PublishingReplacesALinkNeverFollowsIt) {
   EXPECT_FALSE(sys::fs::exists(From));
 }
 
+// In a sticky directory another user's file at an object's name cannot be
+// replaced: the error says whose it is and what to do.
+TEST(PrivateObjectsTest, AnotherUsersFileInTheWayIsNamed) {
+  if (::geteuid() != 0)
+    GTEST_SKIP() << "needs root to make another user's file";
+  unittest::TempDir Dir("private-objects", /*Unique=*/true);
+  std::string Out(Dir.path("main.1.7.native.o"));
+  writeFile(Out, "planted");
+  ASSERT_EQ(::chown(Out.c_str(), 65534, 65534), 0);
+  EXPECT_EQ(toString(objectNotWritten(
+                Out, createStringError(std::errc::operation_not_permitted,
+                                       "denied"))),
+            "'" + Out +
+                "': a file of user 65534 is in the way; link into a directory "
+                "of your own, or with ld.ulto");
+  std::string Mine(Dir.path("mine.o"));
+  writeFile(Mine, "mine");
+  EXPECT_EQ(toString(objectNotWritten(Mine, createStringError("denied"))),
+            "denied");
+}
+
 } // namespace

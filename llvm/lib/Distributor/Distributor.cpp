@@ -239,7 +239,8 @@ bool LinkBackends::writeOutput(const BackendJob &Job, StringRef Object) {
                             Existing::Replace);
   if (!E)
     return true;
-  fail(Job, "cannot write '" + Job.output() + "': " + toString(std::move(E)),
+  fail(Job,
+       "cannot write " + toString(objectNotWritten(Job.output(), std::move(E))),
        StringRef(), /*WithCommand=*/false);
   return false;
 }
@@ -253,8 +254,8 @@ bool LinkBackends::publish(size_t I, StringRef Object) {
   if (!E)
     return true;
   removeOwnOutput(I);
-  fail(Job, "cannot write '" + Job.output() + "': " + toString(std::move(E)),
-       StringRef(), /*WithCommand=*/false);
+  fail(Job, "cannot write " + toString(std::move(E)), StringRef(),
+       /*WithCommand=*/false);
   return false;
 }
 

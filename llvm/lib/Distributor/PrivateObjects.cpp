@@ -13,6 +13,8 @@
 #include <cerrno>
 #include <cstdlib>
 #include <optional>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <utility>
 
 using namespace llvm;
@@ -93,13 +95,26 @@ BackendJob withOutput(const BackendJob &Job, StringRef Output) {
   return Copy;
 }
 
+Error objectNotWritten(StringRef To, Error E) {
+  // In a sticky directory (/tmp), another user's file at the name.
+  struct stat Status;
+  if (::lstat(To.str().c_str(), &Status) != 0 || Status.st_uid == ::geteuid())
+    return E;
+  std::error_code EC = errorToErrorCode(std::move(E));
+  return createStringError(EC,
+                           "'%s': a file of user %u is in the way; link into "
+                           "a directory of your own, or with ld.ulto",
+                           To.str().c_str(), unsigned(Status.st_uid));
+}
+
 Error publishObject(StringRef From, StringRef To, StringRef Bytes) {
   std::error_code EC = sys::fs::rename(From, To);
   if (EC == std::errc::cross_device_link)
-    return writeAtomically(To, Bytes, OnSignal::CallerWaits, Existing::Replace);
-  if (EC)
-    return createFileError(To, EC);
-  return Error::success();
+    EC = errorToErrorCode(
+        writeAtomically(To, Bytes, OnSignal::CallerWaits, Existing::Replace));
+  if (!EC)
+    return Error::success();
+  return objectNotWritten(To, createFileError(To, EC));
 }
 
 } // namespace ulto

@@ -65,9 +65,14 @@ bool writesBesideObject(const JobList &List, const BackendJob &Job);
 /// PrivateObjects::objectPath chose.
 BackendJob withOutput(const BackendJob &Job, llvm::StringRef Output);
 
+/// \p E, the failure to write an object at \p To, or, when another user's
+/// file is in the way there (in a sticky directory), an error saying so.
+llvm::Error objectNotWritten(llvm::StringRef To, llvm::Error E);
+
 /// Moves the object at \p From, in the private directory, to \p To,
 /// replacing what is there (a link itself, never followed); across file
-/// systems, a copy made as writeAtomically makes it.
+/// systems, a copy made as writeAtomically makes it. The error names \p To,
+/// and another user's file in the way.
 llvm::Error publishObject(llvm::StringRef From, llvm::StringRef To,
                           llvm::StringRef Bytes);
 
