@@ -525,11 +525,12 @@ void LinkBackends::explain(size_t I) {
 void LinkBackends::record(size_t I) {
   if (CacheUnwritable || Components[I].Key.empty())
     return;
-  // A record that cannot be written costs an explanation, not the link: one
-  // warning (another user's directory in its place, a full disk).
+  // A record that cannot be written costs an explanation, not the link; a
+  // full disk is the cache's warning, another user's directory in the
+  // records' place one of its own.
   Error E = Records->save(linkOutput(List.LinkerOutput),
                           moduleIdentity(List.Jobs[I].module()), Components[I]);
-  if (!E || RecordsUnwritable.exchange(true))
+  if (!E || !Records->directoryTaken() || RecordsUnwritable.exchange(true))
     return consumeError(std::move(E));
   warn("cannot keep what the jobs' keys were made of: " +
        toString(std::move(E)) + "; later links cannot say why a job ran");

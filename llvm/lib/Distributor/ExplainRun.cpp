@@ -183,6 +183,10 @@ static bool isOwnDirectory(StringRef Directory) {
          S_ISDIR(Status.st_mode) && Status.st_uid == ::getuid();
 }
 
+bool ExplainRecords::directoryTaken() const {
+  return sys::fs::exists(Directory) && !isOwnDirectory(Directory);
+}
+
 std::string ExplainRecords::path(StringRef LinkerOutput,
                                  StringRef Module) const {
   SmallString<256> Output(LinkerOutput);

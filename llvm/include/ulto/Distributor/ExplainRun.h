@@ -66,6 +66,9 @@ public:
   /// Replaces that record, atomically.
   llvm::Error save(llvm::StringRef LinkerOutput, llvm::StringRef Module,
                    const KeyComponents &Components) const;
+  /// Whether the records' directory is another's (or not a directory), so
+  /// that no record can be kept: not a full disk, which the cache says.
+  bool directoryTaken() const;
   /// Removes the records not written for \p Expiration (0: none), then the
   /// oldest until at most \p MaxFiles remain (0: no limit).
   void prune(std::chrono::seconds Expiration, size_t MaxFiles) const;
