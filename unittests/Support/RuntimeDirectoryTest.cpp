@@ -96,6 +96,11 @@ TEST(RuntimeDirectoryTest, RefusesWhatIsNoDirectoryOfItsOwn) {
   }
   EXPECT_EQ(errorText(makePrivateDirectory(File)), "not a directory");
   EXPECT_EQ(errorText(makePrivateDirectory(Link)), "not a directory");
+  // Taken, unlike a directory of the user's, or none.
+  EXPECT_TRUE(isTakenDirectory(File));
+  EXPECT_TRUE(isTakenDirectory(Link));
+  EXPECT_FALSE(isTakenDirectory((Dir.path() + "/target").str()));
+  EXPECT_FALSE(isTakenDirectory((Dir.path() + "/none").str()));
 }
 
 } // namespace

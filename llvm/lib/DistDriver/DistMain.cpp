@@ -150,11 +150,14 @@ static void finishRemoteCache(RemoteCache &Remote, const DistConfig &Config,
     writeMessage(errs(), DistToolName, MessageKind::Warning, Warning);
   if (!Cache.Cache || Cache.ReadOnly)
     return;
-  if (Error E = addRemoteCacheStats(Config.CacheDir, Remote.counts()))
-    writeMessage(errs(), DistToolName, MessageKind::Warning,
-                 "cannot add to the remote cache's statistics: " +
-                     toString(std::move(E)) +
-                     "; `ulto cache stats` leaves this link out");
+  // A full disk is the cache's warning; another user's directory one here.
+  Error E = addRemoteCacheStats(Config.CacheDir, Remote.counts());
+  if (!E || !remoteCacheStatsTaken(Config.CacheDir))
+    return consumeError(std::move(E));
+  writeMessage(
+      errs(), DistToolName, MessageKind::Warning,
+      "cannot add to the remote cache's statistics: " + toString(std::move(E)) +
+          "; `ulto cache stats` leaves this link out");
 }
 
 } // namespace

@@ -184,7 +184,7 @@ static bool isOwnDirectory(StringRef Directory) {
 }
 
 bool ExplainRecords::directoryTaken() const {
-  return sys::fs::exists(Directory) && !isOwnDirectory(Directory);
+  return isTakenDirectory(Directory);
 }
 
 std::string ExplainRecords::path(StringRef LinkerOutput,

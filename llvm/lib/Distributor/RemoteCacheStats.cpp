@@ -63,6 +63,10 @@ RemoteCacheCounts readRemoteCacheStats(StringRef CacheDirectory) {
   return Totals;
 }
 
+bool remoteCacheStatsTaken(StringRef CacheDirectory) {
+  return isTakenDirectory(statsDirectory(CacheDirectory));
+}
+
 Error addRemoteCacheStats(StringRef CacheDirectory,
                           const RemoteCacheCounts &Link) {
   std::string Dir = statsDirectory(CacheDirectory);

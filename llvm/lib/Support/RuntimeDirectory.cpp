@@ -44,6 +44,12 @@ std::string userRuntimeDirectory(StringRef Name) {
   return std::string(Home);
 }
 
+bool isTakenDirectory(StringRef Directory) {
+  struct stat Status;
+  return ::lstat(Directory.str().c_str(), &Status) == 0 &&
+         !(S_ISDIR(Status.st_mode) && Status.st_uid == ::getuid());
+}
+
 Error makePrivateDirectory(StringRef Directory) {
   if (std::error_code EC = sys::fs::create_directories(
           Directory, /*IgnoreExisting=*/true, sys::fs::perms::owner_all))

@@ -21,6 +21,10 @@ namespace ulto {
 llvm::Error addRemoteCacheStats(llvm::StringRef CacheDirectory,
                                 const RemoteCacheCounts &Link);
 
+/// Whether another user's directory (or a link, a file) is where the user's
+/// totals are kept in \p CacheDirectory.
+bool remoteCacheStatsTaken(llvm::StringRef CacheDirectory);
+
 /// The user's totals in \p CacheDirectory: zeros when there are none, or
 /// none the user wrote.
 RemoteCacheCounts readRemoteCacheStats(llvm::StringRef CacheDirectory);

@@ -26,6 +26,11 @@ std::string userRuntimeDirectory(llvm::StringRef Name);
 /// error says why, without the directory's name.
 llvm::Error makePrivateDirectory(llvm::StringRef Directory);
 
+/// Whether something not the user's own directory is at \p Directory:
+/// another user's, a link, a file. Then makePrivateDirectory fails for
+/// that, not for want of room.
+bool isTakenDirectory(llvm::StringRef Directory);
+
 } // namespace ulto
 
 #endif // ULTO_SUPPORT_RUNTIMEDIRECTORY_H
