@@ -6,6 +6,9 @@
 #include "clang/Frontend/TextDiagnosticBuffer.h"
 #include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Object/IRObjectFile.h"
+#include "llvm/Object/ObjectFile.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -40,11 +43,14 @@ protected:
   }
   void TearDown() override { sys::fs::remove_directories(Dir); }
 
-  // Builds the invocation clang's driver makes for -flto -funified-lto.
+  // Builds the invocation clang's driver makes for -flto -funified-lto;
+  // \p Extra may name another action than -emit-llvm-bc.
   std::unique_ptr<CompilerInstance> compiler(ArrayRef<const char *> Extra) {
+    const bool OtherAction = llvm::any_of(
+        Extra, [](StringRef A) { return A == "-emit-obj" || A == "-S"; });
     SmallVector<const char *> Args = {"-triple",
                                       "x86_64-pc-linux-gnu",
-                                      "-emit-llvm-bc",
+                                      OtherAction ? "-O2" : "-emit-llvm-bc",
                                       "-flto=full",
                                       "-flto-unit",
                                       "-funified-lto",
@@ -77,6 +83,11 @@ TEST_F(UnifiedPreLinkTest, RecognisesUnifiedBitcodeCompiles) {
       isUnifiedPreLink(compiler({"-disable-llvm-passes"})->getInvocation()));
   EXPECT_FALSE(
       isUnifiedPreLink(compiler({"-fno-unified-lto"})->getInvocation()));
+  EXPECT_TRUE(isUnifiedPreLink(
+      compiler({"-emit-obj", "-ffat-lto-objects"})->getInvocation()));
+  EXPECT_TRUE(
+      isUnifiedPreLink(compiler({"-S", "-ffat-lto-objects"})->getInvocation()));
+  EXPECT_FALSE(isUnifiedPreLink(compiler({"-emit-obj"})->getInvocation()));
   // PlayStation's driver turns -funified-lto on; clang-22 compiles it.
   EXPECT_FALSE(isUnifiedPreLink(
       compiler({"-triple", "x86_64-sie-ps5"})->getInvocation()));
@@ -140,6 +151,47 @@ TEST_F(UnifiedPreLinkTest, IndirectCallTypesKeepOneThinModule) {
     EXPECT_TRUE(Info->IsThinLTO);
     EXPECT_TRUE(Info->EnableSplitLTOUnit);
   }
+}
+
+// A fat object: in .llvm.lto, the bytes of the compile without
+// -ffat-lto-objects; in its native code, the vtable the bitcode writer moves
+// to the regular-LTO half (llvm-project#139440).
+TEST_F(UnifiedPreLinkTest, FatObjectHoldsTheSameBitcodeAndTheVtable) {
+  ASSERT_TRUE(runUnifiedPreLink(*compiler({}), {}));
+  ErrorOr<std::unique_ptr<MemoryBuffer>> Bitcode =
+      MemoryBuffer::getFile(Output);
+  ASSERT_TRUE(bool(Bitcode));
+  ASSERT_TRUE(
+      runUnifiedPreLink(*compiler({"-emit-obj", "-ffat-lto-objects"}), {}));
+  ErrorOr<std::unique_ptr<MemoryBuffer>> Object = MemoryBuffer::getFile(Output);
+  ASSERT_TRUE(bool(Object));
+
+  Expected<MemoryBufferRef> Embedded =
+      object::IRObjectFile::findBitcodeInMemBuffer(**Object);
+  ASSERT_TRUE(bool(Embedded)) << toString(Embedded.takeError());
+  EXPECT_EQ(Embedded->getBuffer(), (*Bitcode)->getBuffer());
+
+  Expected<std::unique_ptr<object::ObjectFile>> Obj =
+      object::ObjectFile::createObjectFile(**Object);
+  ASSERT_TRUE(bool(Obj));
+  bool DefinesVtable = false;
+  for (const object::SymbolRef &Sym : (*Obj)->symbols()) {
+    Expected<StringRef> Name = Sym.getName();
+    Expected<uint32_t> Flags = Sym.getFlags();
+    ASSERT_TRUE(Name && Flags);
+    DefinesVtable |= Name->starts_with("_ZTV") &&
+                     !(*Flags & object::SymbolRef::SF_Undefined);
+  }
+  EXPECT_TRUE(DefinesVtable);
+}
+
+// The Full pre-link's -mllvm settings are undone, for a fat object's native
+// code and the process's next compile.
+TEST_F(UnifiedPreLinkTest, PreLinkLeavesLLVMOptionsAsTheyWere) {
+  cl::Option *Runtime = cl::getRegisteredOptions().lookup("unroll-runtime");
+  ASSERT_NE(Runtime, nullptr);
+  ASSERT_TRUE(runUnifiedPreLink(*compiler({}), {}));
+  EXPECT_EQ(Runtime->getNumOccurrences(), 0);
 }
 
 TEST_F(UnifiedPreLinkTest, UnwritableOutputIsAnError) {

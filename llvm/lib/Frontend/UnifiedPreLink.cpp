@@ -14,7 +14,9 @@
 //   4. leaves to the link the loop transformations that slow code down once
 //      the link inlines it (deferLoopTransformsToLink);
 //   5. writes the optimised module as unified split-LTO-unit bitcode, with
-//      the name of its pipeline in a module flag (PreLinkPipeline.h).
+//      the name of its pipeline in a module flag (PreLinkPipeline.h);
+//   6. under -ffat-lto-objects, embeds that bitcode in an object whose
+//      native code is a plain compile's (FatObject.h).
 // Rejected: post-processing clang's bitcode (a second parse and the wrong
 // pipeline), and -funique-source-file-names (one source compiled twice
 // collides).
@@ -22,6 +24,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ulto/Frontend/UnifiedPreLink.h"
+#include "ulto/Frontend/FatObject.h"
 #include "ulto/Frontend/IndirectCallTypes.h"
 #include "ulto/Frontend/ServedTargets.h"
 #include "ulto/Support/AtomicFile.h"
@@ -49,8 +52,12 @@ namespace ulto {
 bool isUnifiedPreLink(const CompilerInvocation &Invocation) {
   const CodeGenOptions &CG = Invocation.getCodeGenOpts();
   frontend::ActionKind Action = Invocation.getFrontendOpts().ProgramAction;
+  const bool WritesIR =
+      Action == frontend::EmitBC || Action == frontend::EmitLLVM;
+  const bool WritesFatObject = CG.FatLTO && (Action == frontend::EmitObj ||
+                                             Action == frontend::EmitAssembly);
   return CG.UnifiedLTO && CG.PrepareForLTO && !CG.DisableLLVMPasses &&
-         (Action == frontend::EmitBC || Action == frontend::EmitLLVM) &&
+         (WritesIR || WritesFatObject) &&
          isServedTarget(Triple(Invocation.getTargetOpts().Triple));
 }
 
@@ -69,14 +76,26 @@ static TranslationUnitPaths translationUnitPaths(const CompilerInstance &Clang,
 }
 
 // cc1 without -o names the output after the input, like clang does.
-static std::string outputPath(const FrontendOptions &FE, bool EmitText) {
+static std::string outputPath(const FrontendOptions &FE) {
   if (!FE.OutputFile.empty())
     return FE.OutputFile;
   StringRef Input = FE.Inputs.empty() ? "-" : FE.Inputs[0].getFile();
   if (Input == "-")
     return "-";
   SmallString<128> Path(sys::path::filename(Input));
-  sys::path::replace_extension(Path, EmitText ? "ll" : "bc");
+  switch (FE.ProgramAction) {
+  case frontend::EmitLLVM:
+    sys::path::replace_extension(Path, "ll");
+    break;
+  case frontend::EmitAssembly:
+    sys::path::replace_extension(Path, "s");
+    break;
+  case frontend::EmitObj:
+    sys::path::replace_extension(Path, "o");
+    break;
+  default:
+    sys::path::replace_extension(Path, "bc");
+  }
   return std::string(Path);
 }
 
@@ -113,6 +132,9 @@ static void selectPreLinkPipeline(CodeGenOptions &CG,
   CG.PrepareForThinLTO = Pipeline == UnifiedPipeline::Thin;
   CG.UnifiedLTO = false;
   CG.EnableSplitLTOUnit = true;
+  // clang's fat pipeline would embed the module in itself; a fat object's
+  // native half is ulto's (FatObject.h).
+  CG.FatLTO = false;
   // ulto's identifier replaces -funique-source-file-names' path-only one.
   CG.UniqueSourceFileIdentifier.clear();
 }
@@ -133,17 +155,29 @@ static void selectPreLinkPipeline(CodeGenOptions &CG,
 // A -mllvm value the compile gives explicitly wins. CodeGenOptions and
 // -fno-unroll-loops are not used for unrolling: clang turns the latter into
 // llvm.loop.unroll.disable metadata, which stops the link's unroller too.
-static void deferLoopTransformsToLink(CodeGenOptions &CG) {
+// Returns the options it set, for undoPreLinkOptions().
+static std::vector<cl::Option *> deferLoopTransformsToLink(CodeGenOptions &CG) {
   CG.VectorizeSLP = false;
   DenseMap<StringRef, cl::Option *> &Opts = cl::getRegisteredOptions();
+  std::vector<cl::Option *> Set;
   auto SetUnlessGiven = [&](StringRef Name, StringRef Value) {
     auto It = Opts.find(Name);
-    if (It != Opts.end() && It->second->getNumOccurrences() == 0)
+    if (It != Opts.end() && It->second->getNumOccurrences() == 0) {
       It->second->addOccurrence(0, Name, Value);
+      Set.push_back(It->second);
+    }
   };
   SetUnlessGiven("vectorize-memory-check-threshold", "0");
   SetUnlessGiven("unroll-runtime", "false");
   SetUnlessGiven("unroll-allow-partial", "false");
+  return Set;
+}
+
+// The options are the process's: a fat object's native code, and the next
+// compile of the process, are compiled as the user asked.
+static void undoPreLinkOptions(ArrayRef<cl::Option *> Set) {
+  for (cl::Option *O : Set)
+    O->reset();
 }
 
 // Adds ulto's passes at the start of the pipeline \p Act runs: the source
@@ -178,12 +212,15 @@ static void addPipelineStartPasses(CompilerInstance &Clang,
       });
 }
 
-// Writes \p M as unified split-LTO-unit bitcode (or its text) to \p Output,
-// and its thin link bitcode where the compile asks for it.
+// Writes \p M as unified split-LTO-unit bitcode (or its text, as \p Action
+// asks) to \p Output, or in a fat object with \p Native's code, and its thin
+// link bitcode where the compile asks for it.
 static bool writeModule(CompilerInstance &Clang, llvm::Module &M,
-                        StringRef Output, bool EmitText,
+                        StringRef Output, frontend::ActionKind Action,
+                        FatObjectNativeCode *Native,
                         const TypedFunctions &Typed) {
   const CodeGenOptions &CG = Clang.getCodeGenOpts();
+  const bool EmitText = Action == frontend::EmitLLVM;
   SmallString<0> Bytes, ThinLinkBytes;
   raw_svector_ostream OS(Bytes), ThinLinkOS(ThinLinkBytes);
   const bool WantThinLink = !CG.ThinLinkBitcodeFile.empty() && !EmitText;
@@ -196,6 +233,15 @@ static bool writeModule(CompilerInstance &Clang, llvm::Module &M,
         hasOnlyIndirectCallTypes(M, Typed) ? UnifiedLayout::OneThinModule
                                            : UnifiedLayout::SplitIfTyped);
   }
+  if (Native) {
+    SmallString<0> Object;
+    if (!Native->emit(Clang,
+                      Action == frontend::EmitAssembly ? Backend_EmitAssembly
+                                                       : Backend_EmitObj,
+                      Bytes, Object))
+      return false;
+    Bytes = std::move(Object);
+  }
   return writeOutput(Clang, Output, Bytes) &&
          (!WantThinLink ||
           writeOutput(Clang, CG.ThinLinkBitcodeFile, ThinLinkBytes));
@@ -204,22 +250,30 @@ static bool writeModule(CompilerInstance &Clang, llvm::Module &M,
 bool runUnifiedPreLink(CompilerInstance &Clang,
                        const UnifiedPreLinkOptions &Options) {
   FrontendOptions &FE = Clang.getFrontendOpts();
-  const bool EmitText = FE.ProgramAction == frontend::EmitLLVM;
-  const std::string Output = outputPath(FE, EmitText);
+  const frontend::ActionKind Action = FE.ProgramAction;
+  const std::string Output = outputPath(FE);
   TranslationUnitPaths Paths =
       translationUnitPaths(Clang, Options.IdentityOutput.value_or(Output));
 
-  selectPreLinkPipeline(Clang.getCodeGenOpts(), Options.Pipeline);
+  // The action owns the context of the modules, which outlives them.
   auto Act = std::make_unique<EmitLLVMOnlyAction>();
+  // The copy for native code is the frontend's module: its pass goes first.
+  std::optional<FatObjectNativeCode> Native;
+  if (Action == frontend::EmitObj || Action == frontend::EmitAssembly)
+    Native.emplace(Clang.getCodeGenOpts());
+  selectPreLinkPipeline(Clang.getCodeGenOpts(), Options.Pipeline);
   TypedFunctions Typed;
   addPipelineStartPasses(Clang, Options, Paths, *Act, Typed);
   FE.ProgramAction = frontend::EmitLLVMOnly;
 
   if (!prepareLikeClang(Clang))
     return false;
+  std::vector<cl::Option *> Deferred;
   if (Options.Pipeline == UnifiedPipeline::Full)
-    deferLoopTransformsToLink(Clang.getCodeGenOpts());
-  if (!Clang.ExecuteAction(*Act))
+    Deferred = deferLoopTransformsToLink(Clang.getCodeGenOpts());
+  bool Executed = Clang.ExecuteAction(*Act);
+  undoPreLinkOptions(Deferred);
+  if (!Executed)
     return false;
   std::unique_ptr<llvm::Module> M = Act->takeModule();
   if (!M)
@@ -228,7 +282,8 @@ bool runUnifiedPreLink(CompilerInstance &Clang,
   // extension point ran; the fingerprint then covers the optimised IR.
   assignSourceFileIdentifier(*M, Paths);
   recordPreLinkPipeline(*M, toString(Options.Pipeline));
-  bool Ok = writeModule(Clang, *M, Output, EmitText, Typed);
+  bool Ok = writeModule(Clang, *M, Output, Action, Native ? &*Native : nullptr,
+                        Typed);
 
   // Like clang under -disable-free: the process ends soon, skip teardown.
   if (FE.DisableFree) {

@@ -21,7 +21,8 @@ class CompilerInvocation;
 namespace ulto {
 
 /// True if the invocation is a -funified-lto compile that writes LTO IR
-/// (bitcode, or text for -S -emit-llvm) after running the pipeline, for a
+/// (bitcode, text for -S -emit-llvm, or a -ffat-lto-objects object or
+/// assembly) after running the pipeline, for a
 /// target ulto serves (ServedTargets.h). Other invocations (including
 /// -disable-llvm-passes steps of -save-temps, and PlayStation's implicit
 /// -funified-lto) are clang's own business.
