@@ -96,6 +96,8 @@ struct Options {
   /// --lto-if-unified=: the mode the compiler driver was asked for
   /// (-flto=full), for bitcode that is unified; lld's own rules otherwise.
   std::optional<ulto::LTOMode> IfUnified;
+  /// The last of --fat-lto-objects and --no-fat-lto-objects.
+  std::optional<bool> FatLTOObjects;
   /// Every option, for the backend jobs of --lto=distributed.
   std::vector<ulto::LinkOption> LinkOptions;
   /// The input files' positions in the arguments, and their paths: file
@@ -163,6 +165,8 @@ Options readOptions(ArrayRef<const char *> Args) {
       Opts.HasDistributor = true;
     else if (Name == "thinlto-remote-compiler=")
       Opts.HasRemoteCompiler = true;
+    else if (Name == "fat-lto-objects" || Name == "no-fat-lto-objects")
+      Opts.FatLTOObjects = Name == "fat-lto-objects";
     else if (Name == "verbose" || Name == "save-temps")
       Opts.Verbose = true;
     else if (Name == "time-trace" || Name == "time-trace=")
@@ -570,9 +574,16 @@ bool runDescribingItself(ArrayRef<const char *> LLDArgs, raw_ostream &Stdout,
     Stdout << "OVERVIEW: ld.ulto (ulto " ULTO_VERSION "), lld 22 with the LTO "
               "mode chosen at link time\n";
     for (StringRef Line : llvm::split(Rest, "\n")) {
-      if (Line.trim().starts_with("--lto=[full,thin]"))
+      StringRef Option = Line.trim();
+      if (Option.starts_with("--lto=[full,thin]"))
         Line = "  --lto=[full,thin,distributed] Set LTO backend; distributed: "
                "ThinLTO backends as separate, cached jobs (ulto dist)";
+      else if (Option.starts_with("--fat-lto-objects "))
+        Line = "  --fat-lto-objects       Link the bitcode of fat objects "
+               "(default with --lto= or --lto-if-unified=)";
+      else if (Option.starts_with("--no-fat-lto-objects "))
+        Line = "  --no-fat-lto-objects    Link the native code of fat objects "
+               "(default without --lto= or --lto-if-unified=)";
       Stdout << Line << "\n";
     }
     Stdout << "ULTO OPTIONS (with --lto=distributed):\n"
@@ -595,6 +606,15 @@ bool runDescribingItself(ArrayRef<const char *> LLDArgs, raw_ostream &Stdout,
   return Ok;
 }
 
+// Whether the link takes the bitcode of fat objects, not their native code:
+// as GCC's -flto does, a link that names an LTO mode does, unless
+// --no-fat-lto-objects says otherwise; other links are lld's.
+bool linksFatBitcode(const Options &Opts) {
+  if (Opts.FatLTOObjects)
+    return *Opts.FatLTOObjects;
+  return Opts.IfUnified || (Opts.Mode && *Opts.Mode != ulto::LTOMode::Default);
+}
+
 // The link's arguments, @file arguments expanded as lld expands them, with
 // ld.ulto's own options taken out: \p Args, \p DistOptions and the
 // returned Options; std::nullopt after reporting errors.
@@ -614,6 +634,7 @@ std::optional<Options> readLink(ArrayRef<const char *> Argv,
     return std::nullopt;
   Options Opts = readOptions(Args);
   Opts.IfUnified = IfUnified;
+  Opts.Request.FatLTOObjects = linksFatBitcode(Opts);
   if (!DistOptions.empty() && Opts.Mode != ulto::LTOMode::Distributed) {
     reportError("--dist-* options need --lto=distributed");
     return std::nullopt;
@@ -671,6 +692,8 @@ bool lldArguments(const char *Argv0, ArrayRef<const char *> Args,
   if (Opts.IfUnified)
     LLDArgs.push_back(
         Saver.save("--lto=" + ulto::toString(*Opts.IfUnified)).data());
+  if (Opts.Request.FatLTOObjects && !Opts.FatLTOObjects)
+    LLDArgs.push_back("--fat-lto-objects");
   // The last -o is lld's output.
   if (!Opts.LLDOutput.empty())
     LLDArgs.append({"-o", Saver.save(Opts.LLDOutput).data()});

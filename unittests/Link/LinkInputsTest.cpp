@@ -217,6 +217,32 @@ TEST_F(LinkInputsTest, LazyObjectsLoadOnlyWhenReferenced) {
   EXPECT_EQ(load({{in("unused.bc")}, {}}), Names{"unused.bc"});
 }
 
+// lld links a fat object's bitcode under --fat-lto-objects, its native code
+// otherwise; so does the check's view of the link.
+TEST_F(LinkInputsTest, FatObjectsLinkAsBitcodeUnderFatLTOObjects) {
+  file("main.bc", regularBitcode(functionsIR({"main"}, {"helper"})));
+  std::string HelperIR = functionsIR({"helper"});
+  archive("lib.a",
+          {{"helper.o", elfObject(HelperIR, regularBitcode(HelperIR))},
+           {"unused.o", elfObject(functionsIR({"unused"}),
+                                  regularBitcode(functionsIR({"unused"})))}});
+  file("helper.o", elfObject(HelperIR, regularBitcode(HelperIR)));
+  LinkRequest Request{{in("main.bc"), in("lib.a")}, {}};
+  EXPECT_EQ(load(Request), Names{"main.bc"});
+  Request.FatLTOObjects = true;
+  EXPECT_EQ(load(Request), (Names{"main.bc", "lib.a(helper.o)"}));
+
+  Expected<LoadedFiles> Files =
+      loadLinkInputs({{in("helper.o")}, {}, /*FatLTOObjects=*/true});
+  ASSERT_TRUE(bool(Files)) << toString(Files.takeError());
+  ASSERT_EQ(Files->Files.size(), 1u);
+  EXPECT_TRUE(Files->Files[0].IsBitcode);
+  EXPECT_EQ(Files->Files[0].Buffer.getBuffer(), regularBitcode(HelperIR));
+  // A plain object stays native.
+  file("plain.o", elfObject(HelperIR));
+  EXPECT_EQ(load({{in("plain.o")}, {}, /*FatLTOObjects=*/true}), Names{});
+}
+
 TEST_F(LinkInputsTest, ThinLTOBitcodeMembers) {
   file("main.bc", thinBitcode(functionsIR({"main"}, {"use"}) + UnifiedFlags));
   archive("lib.a",

@@ -7,6 +7,7 @@
 #include "llvm/LTO/LTO.h"
 #include "llvm/Object/Archive.h"
 #include "llvm/Object/ELFObjectFile.h"
+#include "llvm/Object/IRObjectFile.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 
@@ -91,6 +92,26 @@ std::vector<std::string> readSharedDefinitions(MemoryBufferRef Buffer) {
   return Defined;
 }
 
+// The file a link sees in \p Buffer: bitcode, or an ELF object (with
+// \p FatLTOObjects, a fat object's bitcode, as lld reads it); std::nullopt
+// for other kinds.
+std::optional<LoadedFile> linkedFile(std::string Name, MemoryBufferRef Buffer,
+                                     bool FatLTOObjects) {
+  file_magic Magic = identify_magic(Buffer.getBuffer());
+  if (Magic == file_magic::bitcode)
+    return LoadedFile{std::move(Name), Buffer, true};
+  if (Magic != file_magic::elf_relocatable)
+    return std::nullopt;
+  if (!FatLTOObjects)
+    return LoadedFile{std::move(Name), Buffer, false};
+  Expected<MemoryBufferRef> Bitcode =
+      object::IRObjectFile::findBitcodeInMemBuffer(Buffer);
+  if (Bitcode)
+    return LoadedFile{std::move(Name), *Bitcode, true};
+  consumeError(Bitcode.takeError());
+  return LoadedFile{std::move(Name), Buffer, false};
+}
+
 // A file that is loaded only if it defines a symbol the link needs: an
 // archive member, or an object between --start-lib and --end-lib.
 struct LazyFile {
@@ -105,7 +126,7 @@ class Loader {
 public:
   /// Without \p Resolve, no file is lazy bitcode: every bitcode file named
   /// loads, and nothing else's symbols are read.
-  Loader(ArrayRef<std::string> Roots, bool Resolve);
+  Loader(const LinkRequest &Request, bool Resolve);
   /// \p Buffer is null when the input cannot be opened.
   Error add(const LinkInput &Input, std::unique_ptr<MemoryBuffer> Buffer);
   LoadedFiles take() { return std::move(Out); }
@@ -123,10 +144,12 @@ private:
   StringSet<> Defined;
   StringSet<> Unresolved;
   bool Resolve;
+  bool FatLTOObjects;
 };
 
-Loader::Loader(ArrayRef<std::string> Roots, bool Resolve) : Resolve(Resolve) {
-  for (const std::string &Name : Roots)
+Loader::Loader(const LinkRequest &Request, bool Resolve)
+    : Resolve(Resolve), FatLTOObjects(Request.FatLTOObjects) {
+  for (const std::string &Name : Request.Roots)
     Unresolved.insert(Name);
 }
 
@@ -207,12 +230,11 @@ Error Loader::addArchive(MemoryBufferRef Buffer, const LinkInput &Input) {
           Input.Path + ": " +
           toString(!Name ? Name.takeError() : Member.takeError()));
     }
-    file_magic Magic = identify_magic(Member->getBuffer());
-    bool IsBitcode = Magic == file_magic::bitcode;
-    if (!IsBitcode && Magic != file_magic::elf_relocatable)
+    std::optional<LoadedFile> File = linkedFile(
+        (Input.Path + "(" + *Name + ")").str(), *Member, FatLTOObjects);
+    if (!File)
       continue;
-    LoadedFile File{(Input.Path + "(" + *Name + ")").str(), *Member, IsBitcode};
-    if (Error E = Input.WholeArchive ? load(File) : addLazy(File)) {
+    if (Error E = Input.WholeArchive ? load(*File) : addLazy(*File)) {
       consumeError(std::move(Err));
       return E;
     }
@@ -239,7 +261,7 @@ Error Loader::add(const LinkInput &Input,
     return addArchive(Ref, Input);
   case file_magic::bitcode:
   case file_magic::elf_relocatable: {
-    LoadedFile File{Input.Path, Ref, Magic == file_magic::bitcode};
+    LoadedFile File = *linkedFile(Input.Path, Ref, FatLTOObjects);
     if (!Input.Lazy)
       return load(File);
     if (!Resolve)
@@ -285,13 +307,20 @@ std::string findLibrary(StringRef Name,
   return "";
 }
 
+// Whether \p Buffer is bitcode, or a fat object that links as bitcode.
+static bool linksAsBitcode(MemoryBufferRef Buffer, bool FatLTOObjects) {
+  std::optional<LoadedFile> File = linkedFile("", Buffer, FatLTOObjects);
+  return File && File->IsBitcode;
+}
+
 // Whether \p Input may bring in bitcode only if symbol resolution says so:
 // a lazy bitcode object, or an archive (not --whole-archive) with a bitcode
 // member. Only then does it matter which files a link loads.
-static bool hasLazyBitcode(const LinkInput &Input, MemoryBufferRef Buffer) {
+static bool hasLazyBitcode(const LinkInput &Input, MemoryBufferRef Buffer,
+                           bool FatLTOObjects) {
   file_magic Magic = identify_magic(Buffer.getBuffer());
-  if (Magic == file_magic::bitcode)
-    return Input.Lazy;
+  if (Magic == file_magic::bitcode || Magic == file_magic::elf_relocatable)
+    return Input.Lazy && linksAsBitcode(Buffer, FatLTOObjects);
   if (Magic != file_magic::archive || Input.WholeArchive)
     return false;
   Expected<std::unique_ptr<object::Archive>> A =
@@ -302,8 +331,8 @@ static bool hasLazyBitcode(const LinkInput &Input, MemoryBufferRef Buffer) {
   }
   Error Err = Error::success();
   for (const object::Archive::Child &C : (*A)->children(Err)) {
-    Expected<StringRef> Member = C.getBuffer();
-    if (!Member || identify_magic(*Member) == file_magic::bitcode) {
+    Expected<MemoryBufferRef> Member = C.getMemoryBufferRef();
+    if (!Member || linksAsBitcode(*Member, FatLTOObjects)) {
       if (!Member)
         consumeError(Member.takeError());
       consumeError(std::move(Err));
@@ -328,10 +357,11 @@ Expected<LoadedFiles> loadLinkInputs(const LinkRequest &Request) {
     ErrorOr<std::unique_ptr<MemoryBuffer>> Buffer = MemoryBuffer::getFile(
         Input.Path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
     Buffers.push_back(Buffer ? std::move(*Buffer) : nullptr);
-    Resolve =
-        Resolve || (Buffers.back() && hasLazyBitcode(Input, *Buffers.back()));
+    Resolve = Resolve ||
+              (Buffers.back() &&
+               hasLazyBitcode(Input, *Buffers.back(), Request.FatLTOObjects));
   }
-  Loader L(Request.Roots, Resolve);
+  Loader L(Request, Resolve);
   for (auto [Input, Buffer] : zip_equal(Request.Inputs, Buffers))
     if (Error E = L.add(Input, std::move(Buffer)))
       return E;

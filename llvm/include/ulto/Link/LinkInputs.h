@@ -43,12 +43,15 @@ struct LinkInput {
 struct LinkRequest {
   std::vector<LinkInput> Inputs;
   std::vector<std::string> Roots; ///< -u and -e symbols.
+  /// --fat-lto-objects: an ELF object with bitcode in .llvm.lto links as
+  /// that bitcode, as lld links it.
+  bool FatLTOObjects = false;
 };
 
 /// A file the link loads: a plain file or an extracted archive member.
 struct LoadedFile {
-  std::string Name; ///< "a.o", or "lib.a(m.o)" for a member.
-  llvm::MemoryBufferRef Buffer;
+  std::string Name;             ///< "a.o", or "lib.a(m.o)" for a member.
+  llvm::MemoryBufferRef Buffer; ///< A fat object's: its .llvm.lto section.
   bool IsBitcode = false;
 };
 
