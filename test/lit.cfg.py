@@ -65,6 +65,8 @@ config.substitutions.append(("%{ulto_toolchain}", os.path.join(
     config.ulto_obj_root, "share", "ulto", "ulto.cmake")))
 if shutil.which("cmake") and shutil.which("ninja"):
     config.available_features.add("cmake")
+if shutil.which("mold"):
+    config.available_features.add("mold")
 if shutil.which("meson") and shutil.which("ninja"):
     config.available_features.add("meson")
 if all(shutil.which(t) for t in ["autoreconf", "automake", "libtoolize"]):
