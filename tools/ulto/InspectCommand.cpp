@@ -42,9 +42,10 @@ StringRef yesNo(bool B) { return B ? "yes" : "no"; }
 // One row per module, every row self-contained so that grep finds it;
 // columns not applicable to native objects show "-".
 void printTable(ArrayRef<LTOFileInfo> Results, raw_ostream &OS) {
-  using Row = SmallVector<std::string, 9>;
+  using Row = SmallVector<std::string, 10>;
   std::vector<Row> Rows = {{"FILE", "INDEX", "KIND", "UNIFIED", "SPLIT",
-                            "TYPE-MD", "MODULE-ID", "TRIPLE", "PRE-LINK"}};
+                            "TYPE-MD", "MODULE-ID", "TRIPLE", "PRE-LINK",
+                            "FAT"}};
   for (const LTOFileInfo &R : Results) {
     for (const LTOModuleInfo &M : R.Modules) {
       std::string File =
@@ -58,13 +59,14 @@ void printTable(ArrayRef<LTOFileInfo> Results, raw_ostream &OS) {
            BitcodeOnly(M.ModuleID.empty() ? "none" : M.ModuleID),
            M.Triple.empty() ? "none" : M.Triple,
            BitcodeOnly(M.PreLinkPipeline.empty() ? "unknown"
-                                                 : M.PreLinkPipeline)});
+                                                 : M.PreLinkPipeline),
+           BitcodeOnly(yesNo(M.Fat))});
     }
   }
   if (Rows.size() == 1)
     return;
 
-  SmallVector<size_t, 9> Widths(Rows[0].size(), 0);
+  SmallVector<size_t, 10> Widths(Rows[0].size(), 0);
   for (const Row &R : Rows)
     for (auto [Width, Cell] : zip(Widths, R))
       Width = std::max(Width, Cell.size());
@@ -109,6 +111,7 @@ void printJSON(ArrayRef<LTOFileInfo> Results, raw_ostream &OS) {
                   J.attribute("pre_link", nullptr);
                 else
                   J.attribute("pre_link", M.PreLinkPipeline);
+                J.attribute("fat", M.Fat);
               });
             }
           });

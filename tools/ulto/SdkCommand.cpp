@@ -62,6 +62,12 @@ void printJSON(const SdkReport &Report, raw_ostream &OS) {
           J.attribute("vtables", M.DefinesVTables);
           J.attribute("cfi_checks", M.HasCFIChecks);
           J.attribute("triple", M.Triple);
+          J.attribute("producer", M.Producer);
+          J.attribute("fat", M.Fat);
+          J.attributeArray("missing_from_native_code", [&] {
+            for (const std::string &Name : M.MissingFromNativeCode)
+              J.value(Name);
+          });
         });
     });
     Findings("errors", Report.Errors);
@@ -84,7 +90,11 @@ void printVerdict(const SdkReport &Report, ArrayRef<std::string> Paths,
   unsigned Bitcode =
       count_if(Report.Members, [](const SdkMember &M) { return !M.Native; });
   unsigned Native = Report.Members.size() - Bitcode;
+  unsigned Fat =
+      count_if(Report.Members, [](const SdkMember &M) { return M.Fat; });
   OS << Inputs << ": universal SDK: " << Bitcode << " bitcode members";
+  if (Fat)
+    OS << " (" << Fat << " fat: native code for links without LTO)";
   if (Native)
     OS << " and " << Native << " native objects";
   OS << ", unified, split, unique module IDs";

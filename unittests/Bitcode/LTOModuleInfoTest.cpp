@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ulto/Bitcode/LTOModuleInfo.h"
+#include "Common/FatObjects.h"
 #include "Common/UnifiedTestIR.h"
 #include "ulto/Support/ReaderCrashRecovery.h"
 #include "ulto/UnifiedLTO/PreLinkPipeline.h"
@@ -59,8 +60,10 @@ protected:
   // target's asm parser, and crashes if the target is not registered.
   static void SetUpTestSuite() {
     InitializeAllTargetInfos();
+    InitializeAllTargets();
     InitializeAllTargetMCs();
     InitializeAllAsmParsers();
+    InitializeAllAsmPrinters();
   }
 
   std::unique_ptr<Module> parse(StringRef IR) {
@@ -241,6 +244,43 @@ TEST_F(LTOModuleInfoTest, NativeObject) {
   EXPECT_FALSE(Infos[0].Unified);
   EXPECT_EQ(Infos[0].ModuleID, "");
   EXPECT_EQ(Infos[0].Triple, "x86_64-unknown-unknown");
+}
+
+// A fat object reads as its bitcode's modules, with the strong definitions
+// of the bitcode that its native code lacks.
+TEST_F(LTOModuleInfoTest, FatObject) {
+  constexpr char BothIR[] = R"(
+target datalayout = "e-m:e-p270:32:32-p271:32:32-p272:64:64-i64:64-i128:128-f80:128-n8:16:32:64-S128"
+target triple = "x86_64-pc-linux-gnu"
+define i32 @f() {
+  ret i32 0
+}
+define i32 @g() {
+  ret i32 1
+}
+define linkonce_odr i32 @inline() {
+  ret i32 2
+}
+)";
+  std::unique_ptr<Module> Both = parse(BothIR);
+  std::string Bitcode = writeRegular(*Both);
+  std::vector<LTOModuleInfo> Complete = read(elfObject(*Both, Bitcode));
+  ASSERT_EQ(Complete.size(), 1u);
+  EXPECT_TRUE(Complete[0].Fat);
+  EXPECT_EQ(Complete[0].Kind, LTOKind::Regular);
+  EXPECT_TRUE(Complete[0].MissingFromNativeCode.empty());
+  EXPECT_EQ(Complete[0].Producer.rfind("LLVM", 0), 0u);
+
+  // Native code that lacks @g (and the linkonce @inline, which any user
+  // defines itself).
+  std::unique_ptr<Module> OnlyF = parse(NoTypeMetadataIR);
+  std::vector<LTOModuleInfo> Lacking = read(elfObject(*OnlyF, Bitcode));
+  ASSERT_EQ(Lacking.size(), 1u);
+  EXPECT_EQ(Lacking[0].MissingFromNativeCode, std::vector<std::string>{"g"});
+
+  // Without .llvm.lto: native.
+  std::unique_ptr<Module> Plain = parse(NoTypeMetadataIR);
+  EXPECT_EQ(read(elfObject(*Plain))[0].Kind, LTOKind::Native);
 }
 
 TEST_F(LTOModuleInfoTest, Archive) {

@@ -100,6 +100,22 @@ TEST(SdkCheckTest, EachRule) {
                 "run in every consumer's program, CFI consumer or not"});
 }
 
+TEST(SdkCheckTest, FatMembersNativeCodeMustDefineWhatTheBitcodeDoes) {
+  LTOModuleInfo Complete = module("a.o", ".1"), Lacking = module("b.o", ".2");
+  Complete.Fat = Lacking.Fat = true;
+  Lacking.MissingFromNativeCode = {"_ZTV3Dog", "_ZTI3Dog"};
+  SdkReport R = checkSdk({file("lib.a", {Complete})}, /*AllowNative=*/false);
+  EXPECT_TRUE(R.universal());
+  EXPECT_TRUE(R.Members[0].Fat);
+  R = checkSdk({file("lib.a", {Complete, Lacking})}, /*AllowNative=*/false);
+  EXPECT_EQ(messages(R.Errors),
+            std::vector<std::string>{
+                "lib.a(b.o): fat object whose native code lacks definitions "
+                "its bitcode has: _ZTV3Dog, _ZTI3Dog: links without LTO fail "
+                "on them (compile it with ulto-clang -funified-lto "
+                "-ffat-lto-objects)"});
+}
+
 TEST(SdkCheckTest, NativeAllowedOnRequest) {
   SdkReport R = checkSdk({file("lib.a", {module("a.o", ".1"),
                                          module("n.o", "", LTOKind::Native)})},

@@ -11,14 +11,13 @@
 #ifndef ULTO_UNITTESTS_LINK_LINKTESTINPUTS_H
 #define ULTO_UNITTESTS_LINK_LINKTESTINPUTS_H
 
+#include "Common/FatObjects.h"
 #include "Common/UnifiedTestIR.h"
 
 #include "llvm/AsmParser/Parser.h"
 #include "llvm/Bitcode/BitcodeWriter.h"
 #include "llvm/IR/LLVMContext.h"
-#include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
-#include "llvm/MC/TargetRegistry.h"
 #include "llvm/Object/ArchiveWriter.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/FileSystem.h"
@@ -26,9 +25,7 @@
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
-#include "llvm/Target/TargetMachine.h"
 #include "llvm/Transforms/IPO/ThinLTOBitcodeWriter.h"
-#include "llvm/Transforms/Utils/ModuleUtils.h"
 
 #include "gtest/gtest.h"
 
@@ -124,31 +121,7 @@ protected:
   /// `clang -ffat-lto-objects` writes it: that bitcode in .llvm.lto.
   std::string elfObject(llvm::StringRef IR, llvm::StringRef FatBitcode = "") {
     std::unique_ptr<llvm::Module> M = parse(IR);
-    std::string Out;
-    if (!M)
-      return Out;
-    if (!FatBitcode.empty())
-      llvm::embedBufferInModule(
-          *M, llvm::MemoryBufferRef(FatBitcode, "ModuleData"), ".llvm.lto");
-    std::string Error;
-    const llvm::Target *T =
-        llvm::TargetRegistry::lookupTarget(M->getTargetTriple(), Error);
-    if (!T) {
-      ADD_FAILURE() << Error;
-      return Out;
-    }
-    std::unique_ptr<llvm::TargetMachine> TM(T->createTargetMachine(
-        M->getTargetTriple(), "", "", llvm::TargetOptions(), std::nullopt));
-    llvm::SmallString<0> Object;
-    llvm::raw_svector_ostream OS(Object);
-    llvm::legacy::PassManager PM;
-    if (TM->addPassesToEmitFile(PM, OS, nullptr,
-                                llvm::CodeGenFileType::ObjectFile)) {
-      ADD_FAILURE() << "no object emission";
-      return Out;
-    }
-    PM.run(*M);
-    return std::string(Object);
+    return M ? test::elfObject(*M, FatBitcode) : "";
   }
 
   /// Writes Data to Name in the test directory; returns the path.

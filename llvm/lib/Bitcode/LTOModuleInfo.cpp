@@ -29,6 +29,7 @@
 #include "ulto/UnifiedLTO/SplitModuleID.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/BinaryFormat/Magic.h"
 #include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/IR/DiagnosticHandler.h"
@@ -38,7 +39,9 @@
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
+#include "llvm/LTO/LTO.h"
 #include "llvm/Object/Archive.h"
+#include "llvm/Object/IRObjectFile.h"
 #include "llvm/Object/ObjectFile.h"
 #include "llvm/Support/CrashRecoveryContext.h"
 #include "llvm/Support/ErrorHandling.h"
@@ -193,6 +196,12 @@ Expected<std::vector<LTOModuleInfo>> readBitcodeModules(MemoryBufferRef Buffer,
   if (Contents->Mods.empty())
     return makeError("bitcode file contains no module");
 
+  // Where this fails, the module's reading says why.
+  Expected<std::string> Producer = getBitcodeProducerString(Buffer);
+  if (!Producer) {
+    consumeError(Producer.takeError());
+    Producer = "";
+  }
   std::string DiagError;
   LLVMContext Ctx;
   Ctx.setDiagnosticHandler(std::make_unique<DiagnosticRecorder>(DiagError));
@@ -223,6 +232,7 @@ Expected<std::vector<LTOModuleInfo>> readBitcodeModules(MemoryBufferRef Buffer,
     Info.DefinesVTables = definesVTables(**M);
     Info.HasCFIChecks = hasCFIChecks(**M);
     Info.PreLinkPipeline = preLinkPipelines(**M);
+    Info.Producer = *Producer;
     Infos.push_back(std::move(Info));
     Modules.push_back(std::move(*M));
   }
@@ -286,7 +296,62 @@ Expected<LTOModuleInfo> readNative(MemoryBufferRef Buffer, file_magic Magic,
   return Info;
 }
 
-// A file or an archive member: bitcode or a native ELF object.
+// The global symbols \p Bitcode defines other than weakly, less the locals
+// a split promoted (named after the module ID), that \p Native does not
+// define.
+Expected<std::vector<std::string>>
+missingFromNativeCode(MemoryBufferRef Bitcode, const object::ObjectFile &Native,
+                      StringRef ModuleID) {
+  Expected<std::unique_ptr<lto::InputFile>> IR =
+      lto::InputFile::create(Bitcode);
+  if (!IR)
+    return IR.takeError();
+  StringSet<> Defined;
+  for (const object::SymbolRef &Sym : Native.symbols()) {
+    Expected<uint32_t> Flags = Sym.getFlags();
+    Expected<StringRef> Name = Sym.getName();
+    if (!Flags || !Name)
+      return joinErrors(Flags.takeError(), Name.takeError());
+    if ((*Flags & object::SymbolRef::SF_Global) &&
+        !(*Flags & object::SymbolRef::SF_Undefined))
+      Defined.insert(*Name);
+  }
+  std::vector<std::string> Missing;
+  for (const lto::InputFile::Symbol &S : (*IR)->symbols())
+    if (!S.isUndefined() && !S.isWeak() && !S.isCommon() &&
+        !(!ModuleID.empty() && S.getName().ends_with(ModuleID)) &&
+        !Defined.contains(S.getName()))
+      Missing.push_back(S.getName().str());
+  return Missing;
+}
+
+// A fat object's bitcode modules, with what its native code lacks.
+Expected<std::vector<LTOModuleInfo>> readFatObject(MemoryBufferRef Buffer,
+                                                   MemoryBufferRef Bitcode,
+                                                   StringRef Member) {
+  Expected<std::vector<LTOModuleInfo>> Infos = readBitcode(Bitcode, Member);
+  if (!Infos)
+    return Infos.takeError();
+  Expected<std::unique_ptr<object::ObjectFile>> Native =
+      object::ObjectFile::createObjectFile(Buffer);
+  if (!Native)
+    return makeError(describe(Native.takeError()));
+  std::optional<Expected<std::vector<std::string>>> Missing;
+  StringRef ModuleID = Infos->empty() ? "" : StringRef(Infos->front().ModuleID);
+  if (Error E = readSafely([&] {
+        Missing.emplace(missingFromNativeCode(Bitcode, **Native, ModuleID));
+      }))
+    return makeError(toString(std::move(E)));
+  if (!*Missing)
+    return makeError(describe(Missing->takeError()));
+  for (LTOModuleInfo &Info : *Infos) {
+    Info.Fat = true;
+    Info.MissingFromNativeCode = **Missing;
+  }
+  return Infos;
+}
+
+// A file or an archive member: bitcode, a native ELF object, or a fat object.
 Expected<std::vector<LTOModuleInfo>>
 readObject(MemoryBufferRef Buffer, StringRef Member, bool InArchive) {
   if (Buffer.getBufferSize() == 0)
@@ -294,6 +359,13 @@ readObject(MemoryBufferRef Buffer, StringRef Member, bool InArchive) {
   file_magic Magic = identify_magic(Buffer.getBuffer());
   if (Magic == file_magic::bitcode)
     return readBitcode(Buffer, Member);
+  if (Magic == file_magic::elf_relocatable) {
+    Expected<MemoryBufferRef> Bitcode =
+        object::IRObjectFile::findBitcodeInMemBuffer(Buffer);
+    if (Bitcode)
+      return readFatObject(Buffer, *Bitcode, Member);
+    consumeError(Bitcode.takeError());
+  }
   if (isELF(Magic)) {
     Expected<LTOModuleInfo> Info = readNative(Buffer, Magic, Member);
     if (!Info)

@@ -31,6 +31,9 @@ static std::vector<SdkMember> membersOf(const LTOFileInfo &File) {
       S.ModuleID = M.ModuleID;
       S.Triple = M.Triple;
       S.DataLayout = M.DataLayout;
+      S.Producer = M.Producer;
+      S.Fat = M.Fat;
+      S.MissingFromNativeCode = M.MissingFromNativeCode;
       Members.push_back(S);
     }
     SdkMember &S = Members[It->second];
@@ -114,6 +117,11 @@ SdkReport checkSdk(ArrayRef<LTOFileInfo> Files, bool AllowNative) {
       Error("defines vtables but carries no type metadata: consumers' CFI "
             "and whole-program devirtualization cannot see its classes "
             "(compile with -flto -funified-lto)");
+    if (!M.MissingFromNativeCode.empty())
+      Error("fat object whose native code lacks definitions its bitcode has: " +
+            listNames(M.MissingFromNativeCode) +
+            ": links without LTO fail on them (compile it with ulto-clang "
+            "-funified-lto -ffat-lto-objects)");
     if (M.HasCFIChecks)
       Report.Warnings.push_back(
           {M.Name, "compiled with -fsanitize=cfi: its CFI checks run in "

@@ -63,13 +63,25 @@ struct LTOModuleInfo {
   /// (ulto/UnifiedLTO/PreLinkPipeline.h): "full", "thin" or "full,thin";
   /// empty for native objects and bitcode that ulto did not pre-link.
   std::string PreLinkPipeline;
+  /// The LLVM that wrote the bitcode, as its identification block says
+  /// ("LLVM22.1.8"); empty for native objects.
+  std::string Producer;
+  /// Whether the module is the bitcode of a fat object (-ffat-lto-objects):
+  /// an ELF object whose .llvm.lto section holds it, beside native code.
+  bool Fat = false;
+  /// For a fat object: the global symbols its bitcode defines (other than
+  /// weakly, and other than the locals the split promoted) that its native
+  /// code does not define, which links without LTO would miss. Every module
+  /// of the object lists them.
+  std::vector<std::string> MissingFromNativeCode;
 };
 
 /// Reads every module of \p Buffer, which holds LLVM bitcode, an ELF object or
-/// an archive of those. Errors describe the problem without naming the file
-/// (the caller prefixes it) and name the archive member, e.g.
-/// "member 'x.o': invalid bitcode signature". Malformed input yields an error,
-/// never a crash, once enableReaderCrashRecovery() has been called
+/// an archive of those; a fat object's modules are its bitcode's. Errors
+/// describe the problem without naming the file (the caller prefixes it) and
+/// name the archive member, e.g. "member 'x.o': invalid bitcode signature".
+/// Malformed input yields an error, never a crash, once
+/// enableReaderCrashRecovery() has been called
 /// (ulto/Support/ReaderCrashRecovery.h).
 llvm::Expected<std::vector<LTOModuleInfo>>
 readLTOModuleInfo(llvm::MemoryBufferRef Buffer);

@@ -39,6 +39,10 @@ struct SdkMember {
   bool HasCFIChecks = false;
   std::string Triple;
   std::string DataLayout;
+  std::string Producer; ///< "LLVM22.1.8"; empty for native objects.
+  bool Fat = false;     ///< Native code, and the bitcode in .llvm.lto.
+  /// What its bitcode defines that its native code does not (LTOModuleInfo).
+  std::vector<std::string> MissingFromNativeCode;
 };
 
 struct SdkReport {
