@@ -32,6 +32,8 @@ if(NOT ULTO_UNIFIED_LTO_PIPELINE MATCHES "^(full|thin)$")
   message(FATAL_ERROR "ulto.cmake: ULTO_UNIFIED_LTO_PIPELINE is "
                       "'${ULTO_UNIFIED_LTO_PIPELINE}'; it must be full or thin")
 endif()
+option(ULTO_FAT_OBJECTS
+       "Objects hold native code too (-ffat-lto-objects): static libraries that links without LTO (GCC, GNU ld, mold, -O0 builds) can use" OFF)
 set(ULTO_DIST_OPTIONS "" CACHE STRING
     "ulto dist options for distributed links, as ld.ulto's --dist-* options (a ;-list, e.g. --dist-jobs=8;--dist-cache-dir=/ccache/ulto)")
 
@@ -77,7 +79,7 @@ set(CMAKE_USER_MAKE_RULES_OVERRIDE_C "${_ulto_dir}/ulto-rules.cmake")
 set(CMAKE_USER_MAKE_RULES_OVERRIDE_CXX "${_ulto_dir}/ulto-rules.cmake")
 # try_compile() projects see the same cache variables.
 list(APPEND CMAKE_TRY_COMPILE_PLATFORM_VARIABLES ULTO_LTO_MODE ULTO_DIST_OPTIONS
-     ULTO_UNIFIED_LTO_PIPELINE)
+     ULTO_UNIFIED_LTO_PIPELINE ULTO_FAT_OBJECTS)
 unset(_ulto_bin)
 unset(_ulto_dir)
 unset(_ulto_kind)
