@@ -26,6 +26,7 @@
 #include "ulto/Link/EarlyDistributor.h"
 #include "ulto/Link/LTOPlan.h"
 #include "ulto/Link/LinkInputs.h"
+#include "ulto/Link/NativeFallback.h"
 #include "ulto/Link/PrivateOutput.h"
 #include "ulto/Link/SafeInputNames.h"
 #include "ulto/Support/FatalErrorOnce.h"
@@ -35,8 +36,10 @@
 #include "ulto/Support/Message.h"
 #include "ulto/Support/TrustedFile.h"
 #include "ulto/Support/Version.h"
+#include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/BinaryFormat/Magic.h"
+#include "llvm/Config/llvm-config.h"
 #include "llvm/Option/ArgList.h"
 #include "llvm/Option/OptTable.h"
 #include "llvm/Support/CommandLine.h"
@@ -111,6 +114,10 @@ struct Options {
   /// Where lld writes the output of a distributed link (PrivateOutput.h);
   /// empty: where -o says.
   std::string LLDOutput;
+  /// Copies of the files that hold fat objects whose bitcode is too new,
+  /// without it, and lld's arguments that read them (NativeFallback.h).
+  std::optional<ulto::NativeFallback> NativeCopies;
+  std::vector<std::string> RemapInputs;
 };
 
 // The one function that maps ld.lld's options onto ulto's view of the link.
@@ -396,6 +403,82 @@ private:
   std::thread Thread;
 };
 
+// The buffer of \p Files that holds \p Object: the object's file, or its
+// archive's; std::nullopt for a thin archive's member.
+std::optional<MemoryBufferRef> containingFile(const ulto::LoadedFiles &Files,
+                                              MemoryBufferRef Object) {
+  for (const std::unique_ptr<MemoryBuffer> &B : Files.Owned)
+    if (B->getBufferStart() <= Object.getBufferStart() &&
+        Object.getBufferEnd() <= B->getBufferEnd())
+      return B->getMemBufferRef();
+  return std::nullopt;
+}
+
+// Bitcode from a newer LLVM than ld.ulto's (NativeFallback.h): a fat
+// object's native code links in its place, which one warning says; other
+// such bitcode is an error each. Takes those files out of \p Inputs; false
+// after reporting errors.
+bool fallBackToNativeCode(Options &Opts, ulto::LoadedFiles &Files,
+                          std::vector<ulto::BitcodeInput> &Inputs) {
+  std::vector<std::string> Errors, FellBack;
+  std::string Producer;
+  MapVector<StringRef, std::vector<MemoryBufferRef>> FatObjectsByPath;
+  std::vector<bool> Drop(Inputs.size());
+  size_t I = 0;
+  for (ulto::LoadedFile &File : Files.Files) {
+    if (!File.IsBitcode)
+      continue;
+    const ulto::BitcodeInput &In = Inputs[I++];
+    if (!ulto::isFromNewerLLVM(In.Producer))
+      continue;
+    std::string From = "bitcode from " + ulto::describeProducer(In.Producer) +
+                       ", newer than this ld.ulto's LLVM " LLVM_VERSION_STRING;
+    if (!File.FatObject.getBufferSize()) {
+      Errors.push_back(File.Name + ": " + From +
+                       ", which cannot link it: ship fat objects "
+                       "(-ffat-lto-objects), whose native code any linker "
+                       "links, or link with a ulto on that LLVM");
+      continue;
+    }
+    FellBack.push_back(File.Name);
+    Producer = From;
+    FatObjectsByPath[File.Path].push_back(File.FatObject);
+    File.Buffer = File.FatObject;
+    File.IsBitcode = false;
+    File.FatObject = {};
+    Drop[I - 1] = true;
+  }
+  if (!FellBack.empty()) {
+    Expected<ulto::NativeFallback> Copies = ulto::NativeFallback::create();
+    if (!Copies) {
+      Errors.push_back(toString(Copies.takeError()));
+    } else {
+      for (auto &[Path, FatObjects] : FatObjectsByPath) {
+        std::optional<MemoryBufferRef> Contents =
+            containingFile(Files, FatObjects.front());
+        Expected<std::string> Arg =
+            Contents ? Copies->add(Path, *Contents, FatObjects)
+                     : createStringError(Path + ": cannot link the native "
+                                                "code of a thin archive's "
+                                                "member");
+        if (Arg)
+          Opts.RemapInputs.push_back(std::move(*Arg));
+        else
+          Errors.push_back(toString(Arg.takeError()));
+      }
+      Opts.NativeCopies.emplace(std::move(*Copies));
+    }
+    writeMessage(errs(), "ld.ulto", ulto::MessageKind::Warning,
+                 "linking the native code of " + join(FellBack, ", ") +
+                     ": their " + Producer);
+  }
+  for (const std::string &E : Errors)
+    reportError(E);
+  I = 0;
+  llvm::erase_if(Inputs, [&](const ulto::BitcodeInput &) { return Drop[I++]; });
+  return Errors.empty();
+}
+
 // Checks the bitcode the link loads, and applies --lto-if-unified= when it
 // is unified and no --lto= was given; false after reporting errors. With
 // \p Early, a distributed link's module IDs are left to \p IDs, checked
@@ -431,6 +514,8 @@ bool checkBitcodeInputs(Options &Opts, ulto::EarlyDistributor *Early,
     reportError(toString(Inputs.takeError()));
     return false;
   }
+  if (!fallBackToNativeCode(Opts, *Files, *Inputs))
+    return false;
   Opts.HasUnsafeNames = llvm::any_of(Files->Files, [](const auto &F) {
     return F.IsBitcode && !isASCII(F.Name);
   });
@@ -694,6 +779,8 @@ bool lldArguments(const char *Argv0, ArrayRef<const char *> Args,
         Saver.save("--lto=" + ulto::toString(*Opts.IfUnified)).data());
   if (Opts.Request.FatLTOObjects && !Opts.FatLTOObjects)
     LLDArgs.push_back("--fat-lto-objects");
+  for (const std::string &Remap : Opts.RemapInputs)
+    LLDArgs.push_back(Saver.save(Remap).data());
   // The last -o is lld's output.
   if (!Opts.LLDOutput.empty())
     LLDArgs.append({"-o", Saver.save(Opts.LLDOutput).data()});
@@ -789,6 +876,8 @@ bool linkELF(ArrayRef<const char *> Argv, raw_ostream &Stdout,
   bool Linked = runLLD(LLDArgs, *Opts, Early.get(), IDs, Stdout, Stderr,
                        ExitEarly, DisableOutput);
   Files.remove();
+  if (Opts->NativeCopies)
+    Opts->NativeCopies->remove();
   if (Private) {
     if (Error E = Private->finish(Linked)) {
       reportError(toString(std::move(E)));

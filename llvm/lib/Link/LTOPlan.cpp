@@ -70,6 +70,12 @@ static Expected<BitcodeInput> readBitcodeInput(const LoadedFile &File) {
   BitcodeInput In;
   In.Name = File.Name;
   In.Buffer = File.Buffer;
+  // Where this fails, LTO's reading says why.
+  Expected<std::string> Producer = getBitcodeProducerString(File.Buffer);
+  if (Producer)
+    In.Producer = std::move(*Producer);
+  else
+    consumeError(Producer.takeError());
   In.Unified = !Modules->empty();
   SmallVector<bool, 2> Thin;
   for (BitcodeModule &BM : *Modules) {

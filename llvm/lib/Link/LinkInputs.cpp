@@ -92,24 +92,25 @@ std::vector<std::string> readSharedDefinitions(MemoryBufferRef Buffer) {
   return Defined;
 }
 
-// The file a link sees in \p Buffer: bitcode, or an ELF object (with
-// \p FatLTOObjects, a fat object's bitcode, as lld reads it); std::nullopt
-// for other kinds.
-std::optional<LoadedFile> linkedFile(std::string Name, MemoryBufferRef Buffer,
+// The file a link sees in \p Buffer, which lld opens at \p Path: bitcode,
+// or an ELF object (with \p FatLTOObjects, a fat object's bitcode, as lld
+// reads it); std::nullopt for other kinds.
+std::optional<LoadedFile> linkedFile(std::string Name, StringRef Path,
+                                     MemoryBufferRef Buffer,
                                      bool FatLTOObjects) {
   file_magic Magic = identify_magic(Buffer.getBuffer());
   if (Magic == file_magic::bitcode)
-    return LoadedFile{std::move(Name), Buffer, true};
+    return LoadedFile{std::move(Name), Buffer, true, Path.str(), {}};
   if (Magic != file_magic::elf_relocatable)
     return std::nullopt;
   if (!FatLTOObjects)
-    return LoadedFile{std::move(Name), Buffer, false};
+    return LoadedFile{std::move(Name), Buffer, false, Path.str(), {}};
   Expected<MemoryBufferRef> Bitcode =
       object::IRObjectFile::findBitcodeInMemBuffer(Buffer);
   if (Bitcode)
-    return LoadedFile{std::move(Name), *Bitcode, true};
+    return LoadedFile{std::move(Name), *Bitcode, true, Path.str(), Buffer};
   consumeError(Bitcode.takeError());
-  return LoadedFile{std::move(Name), Buffer, false};
+  return LoadedFile{std::move(Name), Buffer, false, Path.str(), {}};
 }
 
 // A file that is loaded only if it defines a symbol the link needs: an
@@ -230,8 +231,9 @@ Error Loader::addArchive(MemoryBufferRef Buffer, const LinkInput &Input) {
           Input.Path + ": " +
           toString(!Name ? Name.takeError() : Member.takeError()));
     }
-    std::optional<LoadedFile> File = linkedFile(
-        (Input.Path + "(" + *Name + ")").str(), *Member, FatLTOObjects);
+    std::optional<LoadedFile> File =
+        linkedFile((Input.Path + "(" + *Name + ")").str(), Input.Path, *Member,
+                   FatLTOObjects);
     if (!File)
       continue;
     if (Error E = Input.WholeArchive ? load(*File) : addLazy(*File)) {
@@ -261,7 +263,7 @@ Error Loader::add(const LinkInput &Input,
     return addArchive(Ref, Input);
   case file_magic::bitcode:
   case file_magic::elf_relocatable: {
-    LoadedFile File = *linkedFile(Input.Path, Ref, FatLTOObjects);
+    LoadedFile File = *linkedFile(Input.Path, Input.Path, Ref, FatLTOObjects);
     if (!Input.Lazy)
       return load(File);
     if (!Resolve)
@@ -309,7 +311,7 @@ std::string findLibrary(StringRef Name,
 
 // Whether \p Buffer is bitcode, or a fat object that links as bitcode.
 static bool linksAsBitcode(MemoryBufferRef Buffer, bool FatLTOObjects) {
-  std::optional<LoadedFile> File = linkedFile("", Buffer, FatLTOObjects);
+  std::optional<LoadedFile> File = linkedFile("", "", Buffer, FatLTOObjects);
   return File && File->IsBitcode;
 }
 

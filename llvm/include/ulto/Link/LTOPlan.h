@@ -40,6 +40,8 @@ struct BitcodeInput {
   /// The summary's EnableSplitLTOUnit flag: compiled without
   /// -fno-split-lto-unit, whether or not the module could be split.
   bool SplitLTOUnit = false;
+  /// The LLVM that wrote it ("LLVM22.1.8"), as its first module says.
+  std::string Producer;
 };
 
 /// Reads the facts of every bitcode file in Files, but for module IDs.

@@ -53,6 +53,10 @@ struct LoadedFile {
   std::string Name;             ///< "a.o", or "lib.a(m.o)" for a member.
   llvm::MemoryBufferRef Buffer; ///< A fat object's: its .llvm.lto section.
   bool IsBitcode = false;
+  /// The file lld opens: the object, or the member's archive.
+  std::string Path;
+  /// A fat object linked as bitcode: the whole object; empty otherwise.
+  llvm::MemoryBufferRef FatObject;
 };
 
 /// The bitcode files a link loads, in the order they are loaded, and the
