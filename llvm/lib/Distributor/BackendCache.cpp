@@ -62,18 +62,6 @@ std::string BackendCache::entryPath(StringRef Key) const {
   return std::string(Path);
 }
 
-EntryCheck checkEntry(const struct stat &Status, uid_t User,
-                      std::optional<gid_t> TrustedGroup,
-                      function_ref<bool(uid_t)> IsMember) {
-  if (!S_ISREG(Status.st_mode) || uint64_t(Status.st_size) > MaxEntrySize)
-    return EntryCheck::Damaged;
-  if (Status.st_uid == User ||
-      (TrustedGroup && Status.st_gid == *TrustedGroup &&
-       IsMember(Status.st_uid)))
-    return EntryCheck::Trusted;
-  return EntryCheck::Untrusted;
-}
-
 bool BackendCache::isTrustedMember(uid_t Owner) {
   std::lock_guard<std::mutex> Lock(Mutex);
   auto [It, New] = Members.try_emplace(Owner, false);

@@ -2,14 +2,14 @@
 //
 // Records are JSON (llvm/Support/JSON.h), named by a BLAKE3 digest of the
 // link output's absolute path and the module's identity. They are read as
-// cache entries are (BackendCache.h's checkEntry): without following a link,
+// cache entries are (CacheEntryCheck.h): without following a link,
 // and only when the user owns them; a record that does not parse is no record.
 // At worst a bad record makes a wrong explanation, never a wrong object.
 //
 //===----------------------------------------------------------------------===//
 
 #include "ulto/Distributor/ExplainRun.h"
-#include "ulto/Distributor/BackendCache.h"
+#include "ulto/Distributor/CacheEntryCheck.h"
 #include "ulto/Support/AtomicFile.h"
 #include "ulto/Support/RuntimeDirectory.h"
 

@@ -24,6 +24,8 @@
 #ifndef ULTO_DISTRIBUTOR_BACKENDCACHE_H
 #define ULTO_DISTRIBUTOR_BACKENDCACHE_H
 
+#include "ulto/Distributor/CacheEntryCheck.h"
+
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
@@ -47,20 +49,6 @@ std::string defaultCacheDirectory();
 /// lld's --thinlto-cache-policy.
 constexpr llvm::StringLiteral DefaultCachePolicy =
     "prune_after=168h:cache_size=75%:cache_size_bytes=10g";
-
-/// The largest entry a lookup reads: larger is damaged.
-constexpr uint64_t MaxEntrySize = uint64_t(4) << 30;
-
-enum class EntryCheck { Trusted, Untrusted, Damaged };
-
-/// What a lookup makes of an entry with \p Status for user \p User, who
-/// also trusts the entries of \p TrustedGroup's members: the group alone
-/// says nothing, since in a setgid directory every writer's files get the
-/// directory's group. \p IsMember(Owner) says whether an entry's owner is a
-/// member.
-EntryCheck checkEntry(
-    const struct stat &Status, uid_t User, std::optional<gid_t> TrustedGroup,
-    llvm::function_ref<bool(uid_t)> IsMember = [](uid_t) { return false; });
 
 class BackendCache {
 public:
