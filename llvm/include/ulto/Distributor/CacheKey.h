@@ -21,6 +21,7 @@
 #ifndef ULTO_DISTRIBUTOR_CACHEKEY_H
 #define ULTO_DISTRIBUTOR_CACHEKEY_H
 
+#include "ulto/Distributor/CompilerIdentity.h"
 #include "ulto/Distributor/ExplainRun.h"
 #include "ulto/Distributor/FileDigest.h"
 #include "ulto/Distributor/JobList.h"
@@ -53,17 +54,6 @@ replaceJobPaths(const JobList &List, const BackendJob &Job,
 /// %module, %shard, %import, %output, %common<N>.
 std::vector<std::string> normaliseArgs(const JobList &List,
                                        const BackendJob &Job);
-
-/// Writes what the compiler at \p Compiler (a path) prints for --version to
-/// \p OutputFile.
-using VersionProbe = std::function<llvm::Error(const std::string &Compiler,
-                                               llvm::StringRef OutputFile)>;
-
-/// Who compiles: the compiler executable's bytes and its --version output,
-/// less the line naming the install directory. \p Compiler is a path or a
-/// name looked up in PATH; \p Probe asks it for --version.
-llvm::Expected<std::string> computeCompilerIdentity(llvm::StringRef Compiler,
-                                                    const VersionProbe &Probe);
 
 /// The job's cache key, 64 hex digits: a version tag, \p CompilerIdentity,
 /// the role-normalised arguments, each file's content name and digest, and

@@ -11,7 +11,6 @@
 #ifndef ULTO_DISTRIBUTOR_EXECUTOR_H
 #define ULTO_DISTRIBUTOR_EXECUTOR_H
 
-#include "ulto/Distributor/CacheKey.h"
 #include "ulto/Distributor/JobList.h"
 
 #include "llvm/ADT/StringRef.h"

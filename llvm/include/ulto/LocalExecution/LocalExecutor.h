@@ -9,6 +9,7 @@
 #ifndef ULTO_LOCALEXECUTION_LOCALEXECUTOR_H
 #define ULTO_LOCALEXECUTION_LOCALEXECUTOR_H
 
+#include "ulto/Distributor/CompilerIdentity.h"
 #include "ulto/Distributor/Executor.h"
 
 #include <atomic>

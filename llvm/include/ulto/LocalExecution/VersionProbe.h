@@ -8,7 +8,7 @@
 #ifndef ULTO_LOCALEXECUTION_VERSIONPROBE_H
 #define ULTO_LOCALEXECUTION_VERSIONPROBE_H
 
-#include "ulto/Distributor/CacheKey.h"
+#include "ulto/Distributor/CompilerIdentity.h"
 
 #include <chrono>
 

@@ -13,6 +13,7 @@
 #ifndef ULTO_REMOTE_REMOTEEXECUTOR_H
 #define ULTO_REMOTE_REMOTEEXECUTOR_H
 
+#include "ulto/Distributor/CompilerIdentity.h"
 #include "ulto/Distributor/Executor.h"
 #include "ulto/Remote/RemoteConfig.h"
 
