@@ -4,8 +4,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ClangWorkers.h"
 #include "Commands.h"
+#include "ulto/ClangWorkers/ClangWorkers.h"
 
 #include "ulto/DistDriver/DistDriver.h"
 

@@ -25,8 +25,8 @@
 
 namespace ulto {
 
-/// What a fork server's workers run (tools/ulto/ClangWorkers.h): clang-22's
-/// driver, at the path given, on each job's command line.
+/// What a fork server's workers run (ulto/ClangWorkers/ClangWorkers.h):
+/// clang-22's driver, at the path given, on each job's command line.
 using ClangWorkersFn = ForkServer::MainFn (*)(llvm::StringRef,
                                               ForkServer::Options &);
 

@@ -4,14 +4,15 @@
 // clang-22's driver in their own process, which needs libclang-cpp: loading
 // and relocating it costs a link about 12 ms, before the link's first job. A
 // link whose jobs go to a worker service needs none of it. So libUltoDist.so,
-// which ld.ulto forks into (DistPlugin.cpp), does not link the workers' code:
-// it loads libUltoClangWorkers.so only to start a fork server of its own.
-// `ulto` links it in.
+// which ld.ulto forks into (plugins/DistPlugin.cpp), does not link the
+// workers' code: it loads libUltoClangWorkers.so (plugins/
+// ClangWorkersPlugin.cpp) only to start a fork server of its own. `ulto`
+// links it in.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef ULTO_TOOLS_ULTO_CLANGWORKERS_H
-#define ULTO_TOOLS_ULTO_CLANGWORKERS_H
+#ifndef ULTO_CLANGWORKERS_CLANGWORKERS_H
+#define ULTO_CLANGWORKERS_CLANGWORKERS_H
 
 #include "ulto/DistDriver/DistDriver.h"
 #include "ulto/LocalExecution/ForkServer.h"
@@ -28,4 +29,4 @@ ForkServer::MainFn clangWorkers(llvm::StringRef Clang,
 
 } // namespace ulto
 
-#endif // ULTO_TOOLS_ULTO_CLANGWORKERS_H
+#endif // ULTO_CLANGWORKERS_CLANGWORKERS_H

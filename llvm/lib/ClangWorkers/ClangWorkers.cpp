@@ -1,6 +1,6 @@
 //===- ClangWorkers.cpp - What a fork server's workers run ----------------===//
 
-#include "ClangWorkers.h"
+#include "ulto/ClangWorkers/ClangWorkers.h"
 
 #include "ulto/Frontend/CC1.h"
 #include "ulto/Frontend/CC1CommandCache.h"
@@ -32,8 +32,3 @@ ForkServer::MainFn clangWorkers(StringRef Clang, ForkServer::Options &Workers) {
 }
 
 } // namespace ulto
-
-// libUltoClangWorkers.so's entry.
-extern "C" ulto::ClangWorkersFn ultoClangWorkers() {
-  return &ulto::clangWorkers;
-}
