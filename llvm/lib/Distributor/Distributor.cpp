@@ -64,9 +64,7 @@ public:
   LinkBackends(const JobList &List, Executor &Exec, const DistOptions &Opts,
                StatusSink &Status)
       : List(List), Exec(Exec), Opts(Opts), Status(Status), Cache(Opts.Cache),
-        Keys(List.Jobs.size()), Components(List.Jobs.size()),
-        CompletedShards(List.Jobs.size()), Targets(List.Jobs.size()),
-        Before(List.Jobs.size()), UserGroup(userPrivateGroup()),
+        States(List.Jobs.size()), UserGroup(userPrivateGroup()),
         CacheUnwritable(Opts.CacheReadOnly), Running(Opts.Running) {
     if (Cache)
       Records.emplace(Cache->directory().str());
@@ -101,7 +99,6 @@ private:
   /// one warning, and the link stores no more.
   void store(StringRef Key, StringRef Object);
   Source executeJob(size_t I);
-  void describeKey(size_t I);
   /// Says why job \p I runs, under --explain.
   void explain(size_t I);
   /// Keeps what job \p I's key was made of, for a later link to explain.
@@ -144,14 +141,20 @@ private:
   FileDigests Digests;
   std::string CompilerIdentity;
   std::optional<ShardCompletion> Shards;
-  // Per job, written by the thread that runs it.
-  std::vector<std::string> Keys; // Empty: not cached.
-  std::vector<KeyComponents> Components;
-  /// Shards completed in memory (ShardCompletion.h), written only for a job
-  /// that runs; empty: lld's shard is complete.
-  std::vector<std::string> CompletedShards;
-  std::vector<Triple> Targets;
-  std::vector<std::optional<sys::fs::file_status>> Before;
+  /// What the link knows of one job, written by the thread that runs it.
+  struct JobState {
+    std::string Key; ///< Empty: not cached.
+    /// What the key is made of, for --explain and the records of jobs that
+    /// run (ExplainRun.h); computed with the key.
+    KeyComponents Components;
+    /// The shard completed in memory (ShardCompletion.h), written only for
+    /// a job that runs; empty: lld's shard is complete.
+    std::string CompletedShard;
+    Triple Target;
+    /// The object's file before the job ran (wroteOutput()).
+    std::optional<sys::fs::file_status> Before;
+  };
+  std::vector<JobState> States;
   std::optional<gid_t> UserGroup;
 
   /// With a cache: where jobs that ran leave what their keys were made of.
@@ -309,7 +312,7 @@ static std::optional<sys::fs::file_status> statusOf(StringRef Path) {
 
 bool LinkBackends::wroteOutput(size_t I) {
   std::optional<sys::fs::file_status> Now = statusOf(objectPath(I));
-  const std::optional<sys::fs::file_status> &Then = Before[I];
+  const std::optional<sys::fs::file_status> &Then = States[I].Before;
   return Now &&
          (!Then || Now->getUniqueID() != Then->getUniqueID() ||
           Now->getLastModificationTime() != Then->getLastModificationTime() ||
@@ -329,21 +332,21 @@ void LinkBackends::completeShard(size_t I) {
     return warn("cannot complete the index shard of '" + Job.module() +
                 "': " + toString(Shard.takeError()));
   if (*Shard)
-    CompletedShards[I] = std::move(**Shard);
+    States[I].CompletedShard = std::move(**Shard);
 }
 
 void LinkBackends::writeCompletedShard(size_t I) {
-  if (CompletedShards[I].empty())
+  if (States[I].CompletedShard.empty())
     return;
   // Its temporary file is not left behind by an interrupt.
   WriteGuard Writing;
   if (!Writing)
     return;
-  Error E = Shards->write(I, CompletedShards[I]);
-  CompletedShards[I].clear();
+  Error E = Shards->write(I, States[I].CompletedShard);
+  States[I].CompletedShard.clear();
   if (!E)
     return;
-  Keys[I].clear();
+  States[I].Key.clear();
   warn(toString(std::move(E)));
 }
 
@@ -383,7 +386,7 @@ LinkBackends::checkedObject(size_t I, const ExecutionResult &Result) {
     }
     Object = std::move(*File);
   }
-  if (Error E = checkBackendObject(*Object, Targets[I])) {
+  if (Error E = checkBackendObject(*Object, States[I].Target)) {
     removeOwnOutput(I);
     fail(Job,
          "exited 0" + std::string(Result.Remote ? " on the remote" : "") +
@@ -428,8 +431,8 @@ bool LinkBackends::execute(size_t I) {
           ? !writeOutput(Job, Result.Object->getBuffer())
           : objectPath(I) != Job.output() && !publish(I, Object->getBuffer()))
     return false;
-  if (!Keys[I].empty()) {
-    store(Keys[I], Object->getBuffer());
+  if (!States[I].Key.empty()) {
+    store(States[I].Key, Object->getBuffer());
     record(I);
   }
   if (Opts.Remote)
@@ -441,12 +444,12 @@ LinkBackends::Lookup LinkBackends::lookup(size_t I) {
   const BackendJob &Job = List.Jobs[I];
   TimeTraceScope Scope("cache lookup", Job.module());
   bool Damaged = false;
-  std::unique_ptr<MemoryBuffer> Object = Cache->lookup(Keys[I], Damaged);
+  std::unique_ptr<MemoryBuffer> Object = Cache->lookup(States[I].Key, Damaged);
   if (Damaged) {
     std::lock_guard<std::mutex> Lock(Mutex);
     ++Summary.DamagedEntries;
   }
-  if (!Object || checkBackendObject(*Object, Targets[I]))
+  if (!Object || checkBackendObject(*Object, States[I].Target))
     return Lookup::Miss;
   return writeOutput(Job, Object->getBuffer()) ? Lookup::Hit : Lookup::Failed;
 }
@@ -464,7 +467,7 @@ LinkBackends::Lookup LinkBackends::lookupRemote(size_t I) {
     return Lookup::Miss;
   if (Error E = checkBackendObject(
           MemoryBufferRef(Found.Object->getBuffer(), Job.output()),
-          Targets[I])) {
+          States[I].Target)) {
     Opts.Remote->rejected(Job);
     warn(Opts.Remote->name() + ": its object for '" + Job.module() + "' " +
          toString(std::move(E)) + "; running the job");
@@ -472,8 +475,8 @@ LinkBackends::Lookup LinkBackends::lookupRemote(size_t I) {
   }
   if (!writeOutput(Job, Found.Object->getBuffer()))
     return Lookup::Failed;
-  if (!Keys[I].empty())
-    store(Keys[I], Found.Object->getBuffer());
+  if (!States[I].Key.empty())
+    store(States[I].Key, Found.Object->getBuffer());
   return Lookup::Hit;
 }
 
@@ -493,43 +496,29 @@ void LinkBackends::store(StringRef Key, StringRef Object) {
        "; this link stores no more");
 }
 
-// What job \p I's key is made of, before its completed shard is written
-// (and dropped): asked again for jobs that run only, so that cache hits pay
-// nothing for explaining.
-void LinkBackends::describeKey(size_t I) {
-  std::optional<StringRef> Shard;
-  if (!CompletedShards[I].empty())
-    Shard = CompletedShards[I];
-  Expected<std::string> K = computeBackendKey(
-      List, List.Jobs[I], CompilerIdentity, Digests, Shard, &Components[I]);
-  if (!K || *K != Keys[I]) {
-    consumeError(K.takeError());
-    Components[I] = KeyComponents();
-  }
-}
-
 void LinkBackends::explain(size_t I) {
   if (!Opts.Explain || !Cache)
     return;
   const BackendJob &Job = List.Jobs[I];
   std::string Module = moduleIdentity(Job.module());
   std::string Reason =
-      Keys[I].empty()
+      States[I].Key.empty()
           ? "it has no cache key"
           : explainRun(Records->load(linkOutput(List.LinkerOutput), Module),
-                       Components[I]);
+                       States[I].Components);
   std::lock_guard<std::mutex> Lock(Mutex);
   Status.explain(Module, Reason);
 }
 
 void LinkBackends::record(size_t I) {
-  if (CacheUnwritable || Components[I].Key.empty())
+  if (CacheUnwritable || States[I].Components.Key.empty())
     return;
   // A record that cannot be written costs an explanation, not the link; a
   // full disk is the cache's warning, another user's directory in the
   // records' place one of its own.
   Error E = Records->save(linkOutput(List.LinkerOutput),
-                          moduleIdentity(List.Jobs[I].module()), Components[I]);
+                          moduleIdentity(List.Jobs[I].module()),
+                          States[I].Components);
   if (!E || !Records->directoryTaken() || RecordsUnwritable.exchange(true))
     return consumeError(std::move(E));
   warn("cannot keep what the jobs' keys were made of: " +
@@ -537,8 +526,6 @@ void LinkBackends::record(size_t I) {
 }
 
 LinkBackends::Source LinkBackends::executeJob(size_t I) {
-  if (Cache && !Keys[I].empty())
-    describeKey(I);
   if (Opts.Remote) {
     // The remote names the job by its action, which holds the completed
     // shard.
@@ -561,7 +548,7 @@ std::optional<LinkBackends::Source> LinkBackends::produceShared(size_t I,
   const RunningJobs *Shared = Running;
   if (!Shared)
     return executeJob(I);
-  Expected<RunningJobs::Claim> Claim = Shared->claim(Keys[I]);
+  Expected<RunningJobs::Claim> Claim = Shared->claim(States[I].Key);
   if (!Claim) {
     if (Running.exchange(nullptr))
       warn("concurrent links cannot share this link's jobs: " +
@@ -603,7 +590,7 @@ bool LinkBackends::prepare(size_t I) {
   const BackendJob &Job = List.Jobs[I];
   // An object left at the output by an earlier link is never taken for
   // this run's, and is not this run's to remove.
-  Before[I] = statusOf(objectPath(I));
+  States[I].Before = statusOf(objectPath(I));
   if (!checkInputs(Job))
     return false;
   if (Shards) {
@@ -620,17 +607,18 @@ bool LinkBackends::prepare(size_t I) {
          /*WithCommand=*/false);
     return false;
   }
-  Targets[I] = *Target;
+  States[I].Target = *Target;
   if (!Cache)
     return true;
   TimeTraceScope Scope("cache key", Job.module());
+  JobState &State = States[I];
   std::optional<StringRef> Shard;
-  if (!CompletedShards[I].empty())
-    Shard = CompletedShards[I];
-  Expected<std::string> K =
-      computeBackendKey(List, Job, CompilerIdentity, Digests, Shard);
+  if (!State.CompletedShard.empty())
+    Shard = State.CompletedShard;
+  Expected<std::string> K = computeBackendKey(
+      List, Job, CompilerIdentity, Digests, Shard, &State.Components);
   if (K)
-    Keys[I] = std::move(*K);
+    State.Key = std::move(*K);
   else
     warn("not caching the backend for '" + Job.module() +
          "': " + toString(K.takeError()));
@@ -643,11 +631,11 @@ std::optional<LinkBackends::Source> LinkBackends::produce(size_t I,
   if (MayDefer) {
     if (!prepare(I))
       return Source::None;
-    if (!Keys[I].empty())
+    if (!States[I].Key.empty())
       if (Lookup L = lookup(I); L != Lookup::Miss)
         return fromLookup(L, Source::Cache);
   }
-  if (Keys[I].empty() || !Running)
+  if (States[I].Key.empty() || !Running)
     return executeJob(I);
   return produceShared(I, MayDefer);
 }
