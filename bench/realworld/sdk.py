@@ -17,7 +17,19 @@ by ulto-clang++ (`-flto -funified-lto`) and by stock clang-22 (`-flto=thin
                                   cell's own, --no-dist-service)
   lld-thin lld-full               clang-22 -fuse-ld=lld -Wl,--lto=<mode>
 
-and run. The reference is plain/lld-thin: a cell passes when it links and
+and run.
+
+--fat compiles the SDK with -ffat-lto-objects too: each object holds the
+bitcode above and a plain -O2 compile's native code. The modes above link the
+bitcode (lld-thin and lld-full told so by -ffat-lto-objects on the link line),
+and the plain consumers are linked in three more modes, without LTO, against
+the same archives' native code:
+
+  clang-lld   clang++-22 -O2, linked -fno-lto -fuse-ld=lld
+  gcc-bfd     g++ -O2, linked by GNU ld
+  mold        g++ -O2, linked -fuse-ld=mold
+
+The reference is plain/lld-thin: a cell passes when it links and
 every test that passes in the reference passes in it (a GoogleTest test that
 fails runs once more alone, and passing then is listed as flaky). When a CFI
 cell fails,
@@ -48,9 +60,15 @@ KINDS = {
     "wpd": {"compile": ["-fwhole-program-vtables", "-fvisibility=hidden"],
             "link": ["-fwhole-program-vtables", "-Wl,--lto-whole-program-visibility"]},
 }
-MODES = ["ulto-thin", "ulto-full", "ulto-dist", "lld-thin", "lld-full"]
+# link mode -> the compiler of the consumers it links
+MODES = {"ulto-thin": "ulto", "ulto-full": "ulto", "ulto-dist": "ulto",
+         "lld-thin": "stock", "lld-full": "stock"}
+# --fat: links without LTO, of the SDK's native code (plain consumers only)
+NATIVE_MODES = {"clang-lld": "clang", "gcc-bfd": "gcc", "mold": "gcc"}
+COMPILER = {**MODES, **NATIVE_MODES}
 REFERENCE = ("plain", "lld-thin")
 SDK_FLAGS = ["-O2", "-flto", "-funified-lto", "-fvisibility=hidden"]
+FAT = ["-ffat-lto-objects"]
 CFI_DIAG = ["-fno-sanitize-trap=cfi", "-fsanitize-recover=cfi"]
 
 GT = "{googletest}/googletest"
@@ -141,8 +159,9 @@ SDK_RECIPES = [
 class Ctx:
     """What every step of one --sdk run shares."""
 
-    def __init__(self, work: Path, cache: Path, jobs: int, keep: bool):
-        self.work, self.cache, self.jobs, self.keep = work, cache, jobs, keep
+    def __init__(self, work: Path, cache: Path, jobs: int, keep: bool, fat: bool = False):
+        self.work, self.cache, self.jobs, self.keep, self.fat = work, cache, jobs, keep, fat
+        self.sdk_flags = SDK_FLAGS + (FAT if fat else [])
         self.dirs: Dict[str, str] = {}    # package -> its sources' copy
         self.sdks: Dict[str, Dict] = {}   # library -> build_sdk()'s result
         self.first = ""                   # the package of relative globs
@@ -226,8 +245,8 @@ def build_sdk(ctx: Ctx, rec: Dict, byname: Dict[str, Dict]) -> Dict:
     if outdir.exists():
         shutil.rmtree(outdir)
     outdir.mkdir(parents=True)
-    cmd = [str(rw.ULTO_BIN / "ulto-clang++")] + SDK_FLAGS + [ctx.fmt(f) for f in rec["cflags"]]
-    rw.log(f"{rec['name']}: SDK: {shlex.join(cmd[:5])} ...")
+    cmd = [str(rw.ULTO_BIN / "ulto-clang++")] + ctx.sdk_flags + [ctx.fmt(f) for f in rec["cflags"]]
+    rw.log(f"{rec['name']}: SDK: {shlex.join(cmd[:len(ctx.sdk_flags) + 1])} ...")
     with open(outdir / "sdk.log", "w") as logf:
         res = build_archives(ctx, rec, cmd, outdir, logf)
         res["compile"] = shlex.join(cmd)
@@ -266,15 +285,17 @@ def archives_of(ctx: Ctx, rec: Dict, byname: Dict[str, Dict], con: Dict,
 
 
 def compile_cmd(compiler: str, kind: str, cflags: List[str], extra: List[str] = ()) -> List[str]:
-    if compiler == "ulto":
-        head = [str(rw.ULTO_BIN / "ulto-clang++"), "-O2", "-flto", "-funified-lto"]
-    else:
-        head = [str(rw.LLVM_BIN / "clang++"), "-O2", "-flto=thin", "-funified-lto"]
+    head = {"ulto": [str(rw.ULTO_BIN / "ulto-clang++"), "-O2", "-flto", "-funified-lto"],
+            "stock": [str(rw.LLVM_BIN / "clang++"), "-O2", "-flto=thin", "-funified-lto"],
+            "clang": [str(rw.LLVM_BIN / "clang++"), "-O2"],  # NATIVE_MODES'
+            "gcc": ["g++", "-O2"]}[compiler]
     return head + KINDS[kind]["compile"] + list(extra) + cflags
 
 
-def link_cmd(mode: str, kind: str, dist_cache: Path, extra: List[str] = ()) -> List[str]:
-    """The link command of one mode, to be followed by its inputs and -o."""
+def link_cmd(mode: str, kind: str, dist_cache: Path, extra: List[str] = (),
+             fat: bool = False) -> List[str]:
+    """The link command of one mode, to be followed by its inputs and -o (fat:
+    stock lld links the fat SDK's bitcode)."""
     k = KINDS[kind]["link"] + list(extra)
     if mode.startswith("ulto-"):
         m = {"ulto-thin": "thin", "ulto-full": "full", "ulto-dist": "distributed"}[mode]
@@ -282,8 +303,12 @@ def link_cmd(mode: str, kind: str, dist_cache: Path, extra: List[str] = ()) -> L
         if m == "distributed":
             cmd += [f"-Wl,--dist-cache-dir={dist_cache}", "-Wl,--no-dist-service"]
         return cmd
+    if mode in NATIVE_MODES:
+        return {"clang-lld": [str(rw.LLVM_BIN / "clang++"), "-O2", "-fno-lto", "-fuse-ld=lld"],
+                "gcc-bfd": ["g++", "-O2", "-fuse-ld=bfd"],
+                "mold": ["g++", "-O2", "-fuse-ld=mold"]}[mode] + k
     return [str(rw.LLVM_BIN / "clang++"), "-O2", "-flto=thin", "-funified-lto",
-            "-fuse-ld=lld", f"-Wl,--lto={mode[4:]}"] + k
+            "-fuse-ld=lld", f"-Wl,--lto={mode[4:]}"] + (FAT if fat else []) + k
 
 
 # ------------------------------------------------------------------ tests --
@@ -383,7 +408,7 @@ def run_cell(ctx: Ctx, rec: Dict, byname: Dict[str, Dict], kind: str, mode: str,
     with open(cell / "cell.log", "w") as logf:
         for name, con in rec["consumers"].items():
             exe = cell / name
-            cmd = (link_cmd(mode, kind, dist_cache) + objs[name]
+            cmd = (link_cmd(mode, kind, dist_cache, fat=ctx.fat) + objs[name]
                    + archives_of(ctx, rec, byname, con, where) + ldlibs + ["-o", str(exe)])
             step = rw.run_step(cmd, cell, ctx.env, logf, 3600)
             res["links"][name] = step
@@ -451,7 +476,8 @@ def run_library(ctx: Ctx, rec: Dict, byname: Dict[str, Dict], kinds: List[str],
     ldir = ctx.work / rec["name"]
     for kind in kinds:
         objs = {}
-        for compiler in ("ulto", "stock"):
+        kmodes = [m for m in modes if kind == "plain" or m not in NATIVE_MODES]
+        for compiler in dict.fromkeys(COMPILER[m] for m in kmodes):
             with open(ldir / f"compile-{compiler}-{kind}.log", "w") as logf:
                 cmd = compile_cmd(compiler, kind, cflags)
                 step, objs[compiler] = compile_consumers(
@@ -459,8 +485,8 @@ def run_library(ctx: Ctx, rec: Dict, byname: Dict[str, Dict], kinds: List[str],
             lib["compiles"][f"{compiler}/{kind}"] = dict(step, command=shlex.join(cmd))
             rw.log(f"{rec['name']} {kind}: consumers compiled by {compiler}: "
                    f"{'ok' if step['rc'] == 0 else 'FAILED'}, {step['cpu']}s CPU")
-        for mode in modes:
-            compiler = "ulto" if mode.startswith("ulto-") else "stock"
+        for mode in kmodes:
+            compiler = COMPILER[mode]
             if lib["compiles"][f"{compiler}/{kind}"]["rc"]:
                 lib["cells"][f"{kind}/{mode}"] = {"kind": kind, "mode": mode, "link_ok": False,
                                                   "links": {"<compile>": {"rc": 1}},
@@ -580,24 +606,31 @@ def add_args(ap) -> None:
                     "ulto thin/full/distributed and lld thin/full; --projects names "
                     "sdk.py's libraries; --out default <work>/sdk-report.json")
     ap.add_argument("--sdk-kinds", default=",".join(KINDS), help="--sdk: consumer kinds")
-    ap.add_argument("--sdk-modes", default=",".join(MODES), help="--sdk: link modes")
+    ap.add_argument("--sdk-modes", default=None,
+                    help="--sdk: link modes (default all: " + ",".join(MODES)
+                    + "; with --fat " + ",".join(NATIVE_MODES) + " too)")
+    ap.add_argument("--fat", action="store_true",
+                    help="--sdk: the SDK compiled -ffat-lto-objects, linked by lld-22 "
+                    "with -ffat-lto-objects, and without LTO (plain consumers): "
+                    + ",".join(NATIVE_MODES))
 
 
 def main(args) -> int:
     """realworld.py --sdk (its options: --projects, --jobs, --cache, --work,
-    --out, --keep, --sdk-kinds, --sdk-modes)."""
+    --out, --keep, --sdk-kinds, --sdk-modes, --fat)."""
     byname = {r["name"]: r for r in SDK_RECIPES}
     names = list(byname) if args.projects == "all" else args.projects.split(",")
-    kinds = [k for k in KINDS if k in args.sdk_kinds.split(",")]
-    modes = [m for m in MODES if m in args.sdk_modes.split(",")]
     for n in names:
         if n not in byname:
             raise SystemExit(f"unknown SDK library {n} (known: {', '.join(byname)})")
+    known = list(MODES) + (list(NATIVE_MODES) if args.fat else [])
+    kinds = [k for k in KINDS if k in args.sdk_kinds.split(",")]
+    modes = [m for m in known if args.sdk_modes is None or m in args.sdk_modes.split(",")]
     work = args.work
-    ctx = Ctx(work, args.cache, args.jobs, args.keep)
+    ctx = Ctx(work, args.cache, args.jobs, args.keep, args.fat)
     out = args.out or work / "sdk-report.json"
     report = {"date": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
-              "jobs": args.jobs, "ulto_bin": str(rw.ULTO_BIN), "sdk_flags": SDK_FLAGS,
+              "jobs": args.jobs, "ulto_bin": str(rw.ULTO_BIN), "sdk_flags": ctx.sdk_flags,
               "kinds": KINDS, "modes": modes, "reference": "/".join(REFERENCE),
               "libraries": {}}
     for n in names:
@@ -608,3 +641,4 @@ def main(args) -> int:
     out.write_text(json.dumps(report, indent=1))
     rw.log(f"report: {out}")
     return 0
+
