@@ -39,6 +39,13 @@ SDK and once classically by clang-22 alone (library and consumer compiled
 -flto -fsanitize=cfi -fvisibility=hidden, no -funified-lto, full LTO), and
 the "control flow integrity check" reports of both are listed: a report of
 both is the project's.
+
+--fat-cost RUNS links nothing: it compiles each library's archives RUNS times
+in three ways, interleaved (bitcode, fat, plain, bitcode, ...), each with
+ninja -j1: bitcode (the SDK's flags), fat (and -ffat-lto-objects) and plain
+(clang++-22 -O2 -fvisibility=hidden, no LTO), and prints each way's compile
+CPU (user+sys, min and median of the runs), its archives' bytes, and fat's
+ratios to bitcode and to bitcode + plain (a vendor's two libraries).
 """
 
 import json
@@ -47,6 +54,7 @@ import re
 import shlex
 import shutil
 import signal
+import statistics
 import time
 from pathlib import Path
 from typing import Dict, List
@@ -216,7 +224,7 @@ def compile_objs(ctx: Ctx, srcs: List[str], cmd: List[str], objdir: Path,
 def build_archives(ctx: Ctx, rec: Dict, cmd: List[str], outdir: Path, logf) -> Dict:
     """Every archive of the recipe, its sources compiled by cmd."""
     ctx.first = rec["packages"][0]
-    res: Dict = {"archives": {}, "ok": True, "cpu": 0.0, "wall": 0.0}
+    res: Dict = {"archives": {}, "ok": True, "cpu": 0.0, "wall": 0.0, "compile_cpu": 0.0}
     for name, spec in rec["archives"].items():
         srcs = expand(ctx, spec)
         step, objs = compile_objs(ctx, srcs, cmd, outdir / (name + ".obj"), logf)
@@ -228,6 +236,7 @@ def build_archives(ctx: Ctx, rec: Dict, cmd: List[str], outdir: Path, logf) -> D
         for s in (step, ar):
             res["cpu"] = round(res["cpu"] + s["cpu"], 2)
             res["wall"] = round(res["wall"] + s["wall"], 2)
+        res["compile_cpu"] = round(res["compile_cpu"] + step["cpu"], 2)
         res["ok"] &= step["rc"] == 0 and ar["rc"] == 0
         res["archives"][name] = {"path": str(lib), "members": len(objs)}
     return res
@@ -613,16 +622,22 @@ def add_args(ap) -> None:
                     help="--sdk: the SDK compiled -ffat-lto-objects, linked by lld-22 "
                     "with -ffat-lto-objects, and without LTO (plain consumers): "
                     + ",".join(NATIVE_MODES))
+    ap.add_argument("--fat-cost", type=int, default=0, metavar="RUNS",
+                    help="--sdk: instead of the consumers, compile the libraries RUNS "
+                    "times bitcode, fat and plain -O2 (interleaved, ninja -j1): CPU "
+                    "and archive bytes; --out default <work>/sdk-cost.json")
 
 
 def main(args) -> int:
     """realworld.py --sdk (its options: --projects, --jobs, --cache, --work,
-    --out, --keep, --sdk-kinds, --sdk-modes, --fat)."""
+    --out, --keep, --sdk-kinds, --sdk-modes, --fat, --fat-cost)."""
     byname = {r["name"]: r for r in SDK_RECIPES}
     names = list(byname) if args.projects == "all" else args.projects.split(",")
     for n in names:
         if n not in byname:
             raise SystemExit(f"unknown SDK library {n} (known: {', '.join(byname)})")
+    if args.fat_cost:
+        return main_cost(args, [byname[n] for n in names])
     known = list(MODES) + (list(NATIVE_MODES) if args.fat else [])
     kinds = [k for k in KINDS if k in args.sdk_kinds.split(",")]
     modes = [m for m in known if args.sdk_modes is None or m in args.sdk_modes.split(",")]
@@ -642,3 +657,72 @@ def main(args) -> int:
     rw.log(f"report: {out}")
     return 0
 
+
+# -------------------------------------------------------------------- cost --
+
+def cost_builds() -> Dict[str, List[str]]:
+    """--fat-cost's three ways to compile a library."""
+    ulto = [str(rw.ULTO_BIN / "ulto-clang++")]
+    return {"bitcode": ulto + SDK_FLAGS, "fat": ulto + SDK_FLAGS + FAT,
+            "plain": [str(rw.LLVM_BIN / "clang++"), "-O2", "-fvisibility=hidden"]}
+
+
+def measure_cost(ctx: Ctx, recs: List[Dict], runs: int) -> Dict:
+    """Each library's archives compiled runs times by each of cost_builds(),
+    interleaved (run 1: every library bitcode, fat, plain; run 2: ...):
+    library -> build -> {"cpu": compile CPU s of each run, "bytes": the
+    archives' bytes of each run}."""
+    out: Dict = {r["name"]: {b: {"cpu": [], "bytes": []} for b in cost_builds()} for r in recs}
+    for i in range(runs):
+        for rec in recs:
+            for p in rec["packages"]:
+                ctx.sources(p)
+            for build, head in cost_builds().items():
+                d = ctx.work / rec["name"] / "cost" / build
+                shutil.rmtree(d, ignore_errors=True)
+                d.mkdir(parents=True)
+                with open(d.parent / f"{build}-{i + 1}.log", "w") as logf:
+                    res = build_archives(ctx, rec, head + [ctx.fmt(f) for f in rec["cflags"]],
+                                         d, logf)
+                if not res["ok"]:
+                    raise SystemExit(f"{rec['name']}: {build} failed: {logf.name}")
+                r = out[rec["name"]][build]
+                r["cpu"].append(res["compile_cpu"])
+                r["bytes"].append(sum(Path(a["path"]).stat().st_size
+                                      for a in res["archives"].values()))
+                rw.log(f"{rec['name']} {build} run {i + 1}: {res['compile_cpu']}s CPU, "
+                       f"{r['bytes'][-1]} bytes")
+    return out
+
+
+def print_cost(cost: Dict) -> None:
+    """Per library and in total (each run's sum): CPU min and median, bytes,
+    and fat's ratios to bitcode and to bitcode + plain."""
+    runs = len(next(iter(cost.values()))["fat"]["cpu"])
+    total = {b: {k: [sum(lib[b][k][i] for lib in cost.values()) for i in range(runs)]
+                 for k in ("cpu", "bytes")} for b in cost_builds()}
+    print(f"{'library':<12}{'build':<16}{'CPU s min':>10}{'median':>10}{'bytes':>12}")
+    for name, lib in list(cost.items()) + [("total", total)]:
+        v = {b: [min(r["cpu"]), statistics.median(r["cpu"]), statistics.median(r["bytes"])]
+             for b, r in lib.items()}
+        v["fat/bitcode"] = [f / c for f, c in zip(v["fat"], v["bitcode"])]
+        v["fat/(bc+plain)"] = [f / (c + p) for f, c, p in zip(v["fat"], v["bitcode"], v["plain"])]
+        for i, (b, (lo, med, size)) in enumerate(v.items()):
+            varies = " (bytes vary)" if b in lib and len(set(lib[b]["bytes"])) > 1 else ""
+            print(f"{name if i == 0 else '':<12}{b:<16}{lo:>10.2f}{med:>10.2f}"
+                  + (f"{size:>12.0f}" if b in lib else f"{size:>12.2f}") + varies)
+    print(f"{runs} runs, interleaved; CPU: user+sys of the compiles (ninja -j1), llvm-ar "
+          "not counted; bytes: the library's archives; ratios of min, of median, of bytes")
+
+
+def main_cost(args, recs: List[Dict]) -> int:
+    ctx = Ctx(args.work, args.cache, 1, args.keep)
+    out = args.out or args.work / "sdk-cost.json"
+    cost = measure_cost(ctx, recs, args.fat_cost)
+    print_cost(cost)
+    out.write_text(json.dumps({
+        "date": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
+        "ulto_bin": str(rw.ULTO_BIN), "libraries": cost,
+        "builds": {b: shlex.join(c) for b, c in cost_builds().items()}}, indent=1))
+    rw.log(f"report: {out}")
+    return 0
