@@ -142,7 +142,8 @@ SDK_RECIPES = [
     },
     {
         # spdlog's compiled library and fmt's (Debian's spdlog +ds has no
-        # bundled fmt: fmt 9.1 from fmtlib's sources, as Debian builds it)
+        # bundled fmt: fmt 9.1 from fmtlib's sources, as Debian builds it);
+        # its tests include Debian's catch2 (apt-get install catch2)
         "name": "spdlog", "packages": ["spdlog", "fmtlib"],
         "cflags": ["-I{spdlog}/include", "-I{fmtlib}/include", "-DSPDLOG_COMPILED_LIB",
                    "-DSPDLOG_FMT_EXTERNAL"],
