@@ -11,6 +11,8 @@
 
 #include "gtest/gtest.h"
 
+#include <sys/stat.h>
+
 using namespace llvm;
 using namespace ulto;
 using namespace ulto::test;
@@ -52,6 +54,19 @@ TEST_F(NativeFallbackTest, CopiesWithoutTheBitcode) {
 
   Expected<NativeFallback> Copies = NativeFallback::create();
   ASSERT_TRUE(bool(Copies)) << toString(Copies.takeError());
+
+  // Only the user can enter it.
+  struct stat Status;
+  ASSERT_EQ(::stat(sys::path::parent_path(
+                       StringRef(*Copies->add(ObjectPath, {Fat, "fat.o"},
+                                              {{Fat, "fat.o"}}))
+                           .rsplit('=')
+                           .second)
+                       .str()
+                       .c_str(),
+                   &Status),
+            0);
+  EXPECT_EQ(Status.st_mode & 0777, 0700u);
 
   MemoryBufferRef FatRef(Fat, "fat.o");
   Expected<std::string> Arg = Copies->add(ObjectPath, FatRef, {FatRef});

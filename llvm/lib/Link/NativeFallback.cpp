@@ -15,6 +15,10 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
 using namespace llvm;
 
 namespace ulto {
@@ -105,14 +109,19 @@ archiveWithoutBitcode(MemoryBufferRef Contents,
   return (*Bytes)->getBuffer().str();
 }
 
+// mkdtemp makes the directory 0700 in one step: LLVM's createUniqueDirectory
+// leaves it to the umask, and group members could plant copies.
 Expected<NativeFallback> NativeFallback::create() {
-  SmallString<128> Directory;
-  if (std::error_code EC =
-          sys::fs::createUniqueDirectory("ld.ulto-native", Directory))
-    return createStringError(EC, "cannot make a directory for native "
-                                 "copies of fat objects: " +
-                                     EC.message());
-  return NativeFallback(std::string(Directory));
+  SmallString<128> Model;
+  sys::path::system_temp_directory(/*ErasedOnReboot=*/true, Model);
+  sys::path::append(Model, "ld.ulto-native-XXXXXX");
+  Model.c_str(); // mkdtemp needs the terminating null.
+  if (!::mkdtemp(Model.data()))
+    return createStringError(
+        errnoAsErrorCode(),
+        "cannot make a directory for native copies of fat objects in " +
+            sys::path::parent_path(Model) + ": " + std::strerror(errno));
+  return NativeFallback(std::string(Model));
 }
 
 NativeFallback::NativeFallback(std::string Directory)

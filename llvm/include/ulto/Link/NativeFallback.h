@@ -46,8 +46,8 @@ std::string describeProducer(llvm::StringRef Producer);
 /// of the files that hold them.
 class NativeFallback {
 public:
-  /// Makes the directory of the copies, mode 0700, in the system's
-  /// temporary directory.
+  /// Makes the directory of the copies, mode 0700 (mkdtemp), in the
+  /// system's temporary directory.
   static llvm::Expected<NativeFallback> create();
   NativeFallback(NativeFallback &&Other);
   NativeFallback &operator=(NativeFallback &&) = delete;
