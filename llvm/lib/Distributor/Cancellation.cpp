@@ -126,7 +126,7 @@ struct WatchedLink {
   /// Where the jobs write their objects (PrivateObjects.h), or empty.
   std::string PrivateDirectory;
   /// ld.ulto's private directory of the link's files (PrivateOutput.h), or
-  /// empty: once the linker is gone, nothing of the link is left in it.
+  /// empty: removed once it is empty.
   std::string LinkDirectory;
   std::vector<std::string> LinkerFiles;
   /// stderr may end in the live progress line (StatusSink.h).
@@ -325,12 +325,14 @@ void onInterrupt() {
   // capture, created again by a job that was starting.
   sys::RunInterruptHandlers();
   bool LinkerGone = getppid() != Linker;
-  if (LinkerGone) {
+  if (LinkerGone)
     for (const std::string &File : Watched.LinkerFiles)
       removeFile(File);
-    if (!Watched.LinkDirectory.empty())
-      rmdir(Watched.LinkDirectory.c_str());
-  }
+  // A linker interrupted too removes its files and then the directory, as
+  // this process does: whichever of the two ends last finds it empty. While
+  // the linker runs on, its job list keeps the directory from going.
+  if (!Watched.LinkDirectory.empty())
+    rmdir(Watched.LinkDirectory.c_str());
   if (Errors >= 0)
     report(Errors, Watched, LinkerGone);
   _exit(1);

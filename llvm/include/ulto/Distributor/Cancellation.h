@@ -32,7 +32,9 @@
 //   removes them too, as the job list names them, and only under lld-22's
 //   exact names, which carry the linker's process ID (linkerTemporaries()).
 //   A user's own objects never have such names. Nor under --save-temps,
-//   which keeps them on purpose.
+//   which keeps them on purpose. ld.ulto's private directory of the link
+//   (PrivateOutput.h) is removed by both, each after its own files: the one
+//   that ends last finds it empty, and a linker that runs on keeps it.
 // - Jobs in a worker service, which is no process of the link: the
 //   interrupt function hangs up on the service (WorkerServiceConnection), which
 //   stops them, and waits for it to confirm; a link that dies hangs up by

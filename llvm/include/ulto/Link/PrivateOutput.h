@@ -43,8 +43,9 @@ public:
 
   /// Has an interrupt (SIGINT, SIGTERM, SIGHUP) remove the directory once
   /// LLVM's handler has removed the files registered with it; the process
-  /// then ends by SIGINT. A distributor still running removes what is left
-  /// of the link there once the linker is gone (Cancellation.h).
+  /// then ends by SIGINT. A distributor still running removes its files
+  /// there, then the directory: whichever ends last finds it empty
+  /// (Cancellation.h).
   void removeOnInterrupt() const;
 
   /// After the link: the output renamed into place if \p Linked; what else
