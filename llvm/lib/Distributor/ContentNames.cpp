@@ -16,8 +16,9 @@ namespace ulto {
 
 // The file at \p Local under \p Prefix, its digest's first 16 digits and its
 // extension.
-static Expected<NamedFile>
-nameFile(StringRef Local, ContentHexFunction ContentHex, StringRef Prefix) {
+static Expected<NamedFile> nameFile(StringRef Local, PathRole Role,
+                                    ContentHexFunction ContentHex,
+                                    StringRef Prefix) {
   Expected<std::string> Hex = ContentHex(Local);
   if (!Hex)
     return Hex.takeError();
@@ -25,14 +26,14 @@ nameFile(StringRef Local, ContentHexFunction ContentHex, StringRef Prefix) {
   StringRef Extension = sys::path::extension(Local);
   if (Extension.size() > 1 && all_of(Extension.drop_front(), isAlnum))
     Name += Extension;
-  return NamedFile{std::move(Name), Local.str(), std::move(*Hex)};
+  return NamedFile{std::move(Name), Local.str(), std::move(*Hex), Role};
 }
 
 Expected<ContentNames> nameByContent(const JobList &List, const BackendJob &Job,
                                      ContentHexFunction ContentHex) {
   ContentNames Names;
-  auto Add = [&](StringRef Local, StringRef Prefix) -> Error {
-    Expected<NamedFile> File = nameFile(Local, ContentHex, Prefix);
+  auto Add = [&](StringRef Local, PathRole Role, StringRef Prefix) -> Error {
+    Expected<NamedFile> File = nameFile(Local, Role, ContentHex, Prefix);
     if (!File)
       return File.takeError();
     Names.NameOf[Local] = File->Name;
@@ -47,12 +48,14 @@ Expected<ContentNames> nameByContent(const JobList &List, const BackendJob &Job,
   size_t Width = std::max<size_t>(4, std::to_string(Modules.size()).size());
   for (auto [Rank, Local] : enumerate(Modules)) {
     std::string Rank10 = std::to_string(Rank);
-    if (Error E = Add(Local, "m/" + std::string(Width - Rank10.size(), '0') +
-                                 Rank10 + "-"))
+    PathRole Role = Local == Job.module() ? PathRole::Module : PathRole::Import;
+    if (Error E =
+            Add(Local, Role,
+                "m/" + std::string(Width - Rank10.size(), '0') + Rank10 + "-"))
       return E;
   }
   for (auto [I, Local] : enumerate(List.CommonInputs))
-    if (Error E = Add(Local, "c/" + std::to_string(I) + "-"))
+    if (Error E = Add(Local, PathRole::Common, "c/" + std::to_string(I) + "-"))
       return E;
   return Names;
 }

@@ -3,6 +3,7 @@
 #include "ulto/Distributor/Distributor.h"
 
 #include "ulto/Distributor/CacheKey.h"
+#include "ulto/Distributor/CompilerIdentity.h"
 #include "ulto/Distributor/Cancellation.h"
 #include "ulto/Distributor/ObjectCheck.h"
 #include "ulto/Distributor/PrivateObjects.h"

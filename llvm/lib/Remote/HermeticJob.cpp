@@ -2,31 +2,22 @@
 
 #include "HermeticJob.h"
 
-#include "ulto/Distributor/CacheKey.h"
-
 #include "llvm/ADT/StringMap.h"
 
 using namespace llvm;
 
 namespace ulto {
 
-Expected<HermeticJob> makeHermetic(const JobList &List, const BackendJob &Job,
-                                   ContentHexFunction ContentHex) {
-  Expected<ContentNames> Names = nameByContent(List, Job, ContentHex);
-  if (!Names)
-    return Names.takeError();
+HermeticJob makeHermetic(const JobList &List, const BackendJob &Job,
+                         const BackendInputs &Inputs) {
   HermeticJob Result;
-  for (const NamedFile &F : Names->Files)
+  for (const NamedFile &F : Inputs.Files.Files)
     Result.Files.push_back({F.Name, F.LocalPath});
   Result.ShardPath = "index.thinlto.bc";
   Result.OutputPath = "backend.o";
+  Result.Shard = Inputs.Shard;
 
-  Expected<std::string> Renamed = renameShardByContent(Job, *Names);
-  if (!Renamed)
-    return Renamed.takeError();
-  Result.Shard = std::move(*Renamed);
-
-  StringMap<std::string> NewPath = Names->NameOf;
+  StringMap<std::string> NewPath = Inputs.Files.NameOf;
   NewPath[Job.indexShard()] = Result.ShardPath;
   NewPath[Job.output()] = Result.OutputPath;
   Result.Args =

@@ -8,20 +8,18 @@
 // and the command to match, and so makes the same backend work the same
 // action in every link and build directory.
 //
-// The names are the Distributor's content names (ContentNames.h), the ones
-// the local cache key hashes: they keep the old names' order, which the
-// backend imports in, so the object equals the local one.
+// The files, their names and the shard are the job's inputs
+// (BackendInputs.h), the ones the local cache key hashes: the names keep the
+// old names' order, which the backend imports in, so the object equals the
+// local one.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef ULTO_LIB_REMOTE_HERMETICJOB_H
 #define ULTO_LIB_REMOTE_HERMETICJOB_H
 
-#include "ulto/Distributor/ContentNames.h"
+#include "ulto/Distributor/BackendInputs.h"
 #include "ulto/Distributor/JobList.h"
-
-#include "llvm/Support/Error.h"
-#include "llvm/Support/MemoryBufferRef.h"
 
 #include <string>
 #include <vector>
@@ -42,10 +40,10 @@ struct HermeticJob {
   std::vector<std::string> Args;
 };
 
-/// Rewrites \p Job of \p List, naming its files by \p ContentHex.
-llvm::Expected<HermeticJob> makeHermetic(const JobList &List,
-                                         const BackendJob &Job,
-                                         ContentHexFunction ContentHex);
+/// Rewrites \p Job of \p List, whose inputs are \p Inputs: the files and
+/// the shard as \p Inputs name them.
+HermeticJob makeHermetic(const JobList &List, const BackendJob &Job,
+                         const BackendInputs &Inputs);
 
 } // namespace ulto
 

@@ -4,7 +4,8 @@
 
 #include "InputTree.h"
 
-#include "ulto/Distributor/CacheKey.h"
+#include "ulto/Distributor/BackendInputs.h"
+#include "ulto/Distributor/CompilerIdentity.h"
 
 #include "llvm/ADT/STLExtras.h"
 
@@ -29,16 +30,17 @@ Expected<RemoteAction> ActionBuilder::build(const JobList &List,
                                             const BackendJob &Job) {
   RemoteAction A;
   // The CAS digests name the files in the input root too.
-  Expected<HermeticJob> Hermetic =
-      makeHermetic(List, Job, [&](StringRef Path) -> Expected<std::string> {
+  const std::string &Identity = compilerIdentity(List.compiler());
+  Expected<BackendInputs> Inputs = collectBackendInputs(
+      List, Job, Identity, [&](StringRef Path) -> Expected<std::string> {
         Expected<reapi::Digest> D = Files.get(Path);
         if (!D)
           return D.takeError();
         return D->hash();
       });
-  if (!Hermetic)
-    return Hermetic.takeError();
-  A.Job = std::move(*Hermetic);
+  if (!Inputs)
+    return Inputs.takeError();
+  A.Job = makeHermetic(List, Job, *Inputs);
 
   std::vector<TreeFile> Tree;
   for (const HermeticJob::File &F : A.Job.Files) {
@@ -79,7 +81,9 @@ Expected<RemoteAction> ActionBuilder::build(const JobList &List,
   }
 
   A.Compiler = Compiler;
-  A.Identity = compilerIdentity(List.compiler());
+  // The identity is long for an environment variable.
+  if (!Identity.empty())
+    A.Identity = digestOf(Identity).hash();
   // clang's reproducers of a crash would stay on the worker's disk, named as
   // if they were here; the job rerun here writes them where the user looks.
   A.Job.Args.push_back("-fno-crash-diagnostics");
@@ -133,7 +137,7 @@ const std::string &ActionBuilder::compilerIdentity(StringRef Compiler) {
     Expected<std::string> Who =
         computeCompilerIdentity(Compiler, Options.AskVersion);
     if (Who)
-      Identity = digestOf(*Who).hash();
+      Identity = std::move(*Who);
     else
       consumeError(Who.takeError());
   });

@@ -30,7 +30,7 @@ namespace ulto {
 struct RemoteAction {
   HermeticJob Job;
   std::string Compiler;    ///< As the worker names it.
-  std::string Identity;    ///< Of the compiler here (CacheKey.h), hashed.
+  std::string Identity;    ///< Of the compiler here, hashed; empty: unknown.
   std::vector<Blob> Blobs; ///< Inputs, directories, command, action.
   reapi::Digest Digest;    ///< The Action's.
   uint64_t InputBytes = 0; ///< Of the job's own inputs.
@@ -47,7 +47,7 @@ public:
 
 private:
   llvm::Error prepareToolchain(llvm::StringRef Compiler);
-  /// The environment variable that names the compiler's identity, once.
+  /// The compiler's identity (CompilerIdentity.h), asked once.
   const std::string &compilerIdentity(llvm::StringRef Compiler);
   void addActionBlobs(RemoteAction &A, const reapi::Digest &Root);
 
@@ -57,7 +57,7 @@ private:
   FileDigestMemo<reapi::Digest> Files{digestOf}; // SHA-256.
 
   std::once_flag IdentityOnce;
-  std::string Identity; // SHA-256, hex; empty: unknown.
+  std::string Identity; // CompilerIdentity.h's; empty: unknown.
 
   std::once_flag ToolchainOnce; // Sets the three members below.
   std::string ToolchainError;

@@ -8,7 +8,6 @@
 #include "RemoteDecision.h"
 #include "ResumedExecution.h"
 
-#include "ulto/Distributor/CacheKey.h"
 #include "ulto/Distributor/ObjectCheck.h"
 #include "ulto/LocalExecution/CrashReport.h"
 #include "ulto/Remote/Capabilities.h"

@@ -1,11 +1,11 @@
 //===- CacheKey.h - What determines a ThinLTO backend's object --*- C++ -*-===//
 //
-// A backend job's object is determined by the compiler, its options, the
-// module's bytes, the bytes of the modules it imports from, the index shard
-// and the shared inputs. The key hashes exactly those, with every path the
-// linker chose (temporary names, archive-member files, build directories)
-// replaced by what it stands for, so that the same work hits across links,
-// binaries and build directories.
+// A backend job's object is determined by its inputs (BackendInputs.h): the
+// compiler, its options, the module's bytes, the bytes of the modules it
+// imports from, the index shard and the shared inputs. The key hashes
+// exactly those, with every path the linker chose (temporary names,
+// archive-member files, build directories) replaced by what it stands for,
+// so that the same work hits across links, binaries and build directories.
 //
 // The files are named by content as the remote executor names them
 // (ContentNames.h): the rank of a module's path among the job's module paths
@@ -21,45 +21,31 @@
 #ifndef ULTO_DISTRIBUTOR_CACHEKEY_H
 #define ULTO_DISTRIBUTOR_CACHEKEY_H
 
-#include "ulto/Distributor/CompilerIdentity.h"
+#include "ulto/Distributor/BackendInputs.h"
 #include "ulto/Distributor/ExplainRun.h"
 #include "ulto/Distributor/FileDigest.h"
 #include "ulto/Distributor/JobList.h"
 
-#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/Error.h"
 
-#include <chrono>
-#include <functional>
 #include <optional>
 #include <string>
-#include <vector>
 
 namespace ulto {
 
-/// What a path in a backend job's command stands for.
-enum class PathRole { Module, Shard, Import, Output, Common };
+/// The local cache key of a job with \p Inputs, 64 hex digits: a version
+/// tag, then each input in BackendInput's order, files by content name and
+/// digest (the job's own module by name too), and the renamed shard.
+std::string backendKey(const BackendInputs &Inputs);
 
-/// The job's arguments after the compiler, each path the job names (its
-/// inputs and output) replaced by \p Replacement(Path, Role, Index), where
-/// Index counts imports and shared inputs. A path given as an option value
-/// ("-fthinlto-index=PATH") is replaced after the '='.
-std::vector<std::string>
-replaceJobPaths(const JobList &List, const BackendJob &Job,
-                llvm::function_ref<std::string(llvm::StringRef Path,
-                                               PathRole Role, size_t Index)>
-                    Replacement);
+/// What \p Inputs are, as explain compares them (ExplainRun.h): each module
+/// by its identity to the user, with its digest; \p Key is their key.
+KeyComponents keyComponents(const BackendInputs &Inputs, llvm::StringRef Key);
 
-/// The job's arguments after the compiler, each path replaced by its role:
-/// %module, %shard, %import, %output, %common<N>.
-std::vector<std::string> normaliseArgs(const JobList &List,
-                                       const BackendJob &Job);
-
-/// The job's cache key, 64 hex digits: a version tag, \p CompilerIdentity,
-/// the role-normalised arguments, each file's content name and digest, and
-/// the index shard naming its modules so (\p Shard if given, else the
-/// file). With \p Components, also what the key was made of, for
-/// explaining why the job ran (ExplainRun.h).
+/// The key of \p Job of \p List, whose compiler is \p CompilerIdentity,
+/// the files named by their BLAKE3 digests (\p Digests); the shard is
+/// \p Shard if given, else the file. With \p Components, also what the key
+/// was made of.
 llvm::Expected<std::string>
 computeBackendKey(const JobList &List, const BackendJob &Job,
                   llvm::StringRef CompilerIdentity, FileDigests &Digests,

@@ -1,8 +1,8 @@
 //===- CompilerIdentity.h - Who compiles a backend job ----------*- C++ -*-===//
 //
-// One input of every backend job's key (CacheKey.h) and remote action
-// (RemoteAction.h): the compiler, named by its executable's bytes and what
-// it says for --version. Executors say how to ask it (VersionProbe): a
+// One input of every backend job (BackendInputs.h), so of its key and its
+// remote action: the compiler, named by its executable's bytes and what it
+// says for --version. Executors say how to ask it (VersionProbe): a
 // process of its own, or the worker that runs the jobs.
 //
 //===----------------------------------------------------------------------===//

@@ -39,11 +39,15 @@ namespace ulto {
 using ContentHexFunction =
     llvm::function_ref<llvm::Expected<std::string>(llvm::StringRef Path)>;
 
+/// What a path in a backend job's command stands for.
+enum class PathRole { Module, Shard, Import, Output, Common };
+
 /// One of a job's input files and the name its content gives it.
 struct NamedFile {
   std::string Name;       ///< "m/0001-0123456789abcdef.o", "c/0-….txt".
   std::string LocalPath;  ///< As the job list names it.
   std::string ContentHex; ///< The whole digest the name is made from.
+  PathRole Role;          ///< Module, Import or Common.
 };
 
 /// A backend job's module, imports and shared inputs named by content.

@@ -13,7 +13,7 @@
 #define ULTO_DISTRIBUTOR_DISTRIBUTOR_H
 
 #include "ulto/Distributor/BackendCache.h"
-#include "ulto/Distributor/CacheKey.h"
+#include "ulto/Distributor/CompilerIdentity.h"
 #include "ulto/Distributor/Executor.h"
 #include "ulto/Distributor/JobList.h"
 #include "ulto/Distributor/RemoteCache.h"

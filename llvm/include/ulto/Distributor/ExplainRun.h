@@ -4,7 +4,7 @@
 // and Bazel's --explain do. A job runs when the cache has no entry under its
 // key, and the key is made of the compiler, the code generation options, the
 // module's bytes, the imported modules' bytes and the index shard
-// (CacheKey.h): the reason is the component that changed since the last link
+// (BackendInputs.h): the reason is the component that changed since the last link
 // of the same output ran the job here. Each job that runs leaves its
 // components in the cache directory (explain-<uid>/, private to the user,
 // one small file per link output and module, pruned with the cache) for the
@@ -34,7 +34,7 @@ struct KeyComponents {
   /// The arguments with their paths replaced by roles (normaliseArgs).
   std::vector<std::string> Args;
   std::string ModuleDigest;
-  /// The imported modules in the job's order: identity, digest.
+  /// The imported modules in their paths' order: identity, digest.
   std::vector<std::pair<std::string, std::string>> Imports;
   /// The shared inputs' digests, and the digest of the shard the key hashed.
   std::vector<std::string> CommonDigests;

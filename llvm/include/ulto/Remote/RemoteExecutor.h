@@ -37,9 +37,9 @@ struct RemoteExecutorOptions {
   /// The compiler as the workers name it; empty: the job's compiler path.
   std::string Compiler;
   /// Asks the job's compiler for its --version (LocalExecutor::versionProbe):
-  /// each action names the compiler's identity (CacheKey.h) besides its path,
-  /// so that another build of the compiler at the same path makes other
-  /// entries, not wrong ones. Unset: the path alone.
+  /// each action names the compiler's identity (CompilerIdentity.h) besides
+  /// its path, so that another build of the compiler at the same path makes
+  /// other entries, not wrong ones. Unset: the path alone.
   VersionProbe AskVersion;
   /// Send the job's compiler, and the libraries next to it that it loads,
   /// in every input root, so that the workers need no toolchain.
