@@ -80,6 +80,14 @@ public:
 
 namespace {
 
+// ld.ulto's own options (LdUltoOpts.td).
+namespace own {
+#define ULTO_OPTIONS_INC "LdUltoOpts.inc"
+#include "ulto/Support/OptionIDs.def"
+
+#include "ulto/Support/CommandOptTable.def"
+} // namespace own
+
 // What ld.ulto needs from an ld.lld command line.
 struct Options {
   ulto::LinkRequest Request;
@@ -193,40 +201,40 @@ void reportError(const Twine &Message) {
   writeMessage(errs(), "ld.ulto", ulto::MessageKind::Error, Message);
 }
 
-// Takes ld.ulto's own options out of \p Args (lld does not know them) and
-// returns them as the ulto dist options they stand for.
-std::vector<std::string> takeDistOptions(SmallVectorImpl<const char *> &Args) {
-  std::vector<std::string> DistOptions;
-  llvm::erase_if(Args, [&](const char *A) {
-    StringRef Arg(A);
-    if (Arg.consume_front("--no-dist-"))
-      DistOptions.push_back(("--no-" + Arg).str());
-    else if (Arg.consume_front("--dist-"))
-      DistOptions.push_back(("--" + Arg).str());
-    else
-      return false;
-    return true;
-  });
-  return DistOptions;
-}
-
-// Takes --lto-if-unified=thin|full out of \p Args (lld does not know it);
-// false after reporting a bad value.
-bool takeLTOIfUnified(SmallVectorImpl<const char *> &Args,
-                      std::optional<ulto::LTOMode> &IfUnified) {
+// Takes ld.ulto's own options out of \p Args (lld does not know them): the
+// --dist-* options into \p DistOptions as the ulto dist options they stand
+// for (--dist-jobs=8 is --jobs=8, --no-dist-cache --no-cache), and
+// --lto-if-unified='s mode into \p IfUnified. False after reporting a bad
+// value.
+bool takeOwnOptions(SmallVectorImpl<const char *> &Args,
+                    std::vector<std::string> &DistOptions,
+                    std::optional<ulto::LTOMode> &IfUnified) {
+  unsigned MissingIndex, MissingCount;
+  opt::InputArgList List =
+      own::commandOptTable().ParseArgs(Args, MissingIndex, MissingCount);
+  std::vector<bool> Own(Args.size());
   bool Ok = true;
-  llvm::erase_if(Args, [&](const char *A) {
-    StringRef Value(A);
-    if (!Value.consume_front("--lto-if-unified="))
-      return false;
-    IfUnified = ulto::parseLTOMode(Value);
+  for (const opt::Arg *A : List) {
+    opt::Option Group = A->getOption().getGroup();
+    if (!Group.isValid())
+      continue; // lld's.
+    Own[A->getIndex()] = true;
+    StringRef Typed = Args[A->getIndex()];
+    if (Group.getID() == own::OPT_grp_dist) {
+      DistOptions.push_back(Typed.consume_front("--no-dist-")
+                                ? ("--no-" + Typed).str()
+                                : ("--" + Typed.drop_front(7)).str());
+      continue;
+    }
+    IfUnified = ulto::parseLTOMode(A->getValue());
     if (IfUnified != ulto::LTOMode::Thin && IfUnified != ulto::LTOMode::Full) {
-      reportError("unknown --lto-if-unified= value '" + Value +
+      reportError("unknown --lto-if-unified= value '" + Twine(A->getValue()) +
                   "': expected thin or full");
       Ok = false;
     }
-    return true;
-  });
+  }
+  size_t I = 0;
+  llvm::erase_if(Args, [&](const char *) { return Own[I++]; });
   return Ok;
 }
 
@@ -640,6 +648,53 @@ bool useSafeNames(const Options &Opts, SmallVectorImpl<const char *> &Args,
   return true;
 }
 
+// Option \p ID's lines of --help, laid out as lld's: the text from the 27th
+// column, on a line of its own after a longer option.
+std::string helpLines(unsigned ID) {
+  const own::CommandOptTable &Table = own::commandOptTable();
+  std::string Option =
+      (Table.getOption(ID).getPrefixedName() + Table.getOptionMetaVar(ID))
+          .str();
+  std::string Text = Table.getOptionHelpText(ID);
+  if (Option.size() > 23)
+    return "  " + Option + "\n" + std::string(26, ' ') + Text;
+  Option.resize(23, ' ');
+  return "  " + Option + " " + Text;
+}
+
+// \p Line of lld's --help, or, for an lld option whose meaning ld.ulto
+// extends, LdUltoOpts.td's lines for it.
+std::string ownHelpLine(StringRef Line) {
+  StringRef Spelling = Line.trim().split(' ').first;
+  const own::CommandOptTable &Table = own::commandOptTable();
+  for (unsigned ID = 1; ID <= Table.getNumOptions(); ++ID) {
+    opt::Option O = Table.getOption(ID);
+    StringRef Name = O.getPrefixedName();
+    if (!O.getGroup().isValid() && Table.getOptionHelpText(ID) &&
+        Name.starts_with("--") &&
+        (Spelling == Name ||
+         (Name.ends_with("=") && Spelling.starts_with(Name))))
+      return helpLines(ID);
+  }
+  return Line.str();
+}
+
+// ld.ulto's own options: a section for each group, titled by its text.
+void printOwnOptions(raw_ostream &OS) {
+  const own::CommandOptTable &Table = own::commandOptTable();
+  for (unsigned Group = 1; Group <= Table.getNumOptions(); ++Group) {
+    if (Table.getOption(Group).getKind() != opt::Option::GroupClass)
+      continue;
+    OS << Table.getOptionHelpText(Group) << ":\n";
+    for (unsigned ID = 1; ID <= Table.getNumOptions(); ++ID) {
+      opt::Option O = Table.getOption(ID);
+      if (O.getGroup().isValid() && O.getGroup().getID() == Group &&
+          !O.hasFlag(opt::HelpHidden))
+        OS << helpLines(ID) << "\n";
+    }
+  }
+}
+
 // --help and --version: lld's text, which build systems parse, with what
 // ld.ulto adds.
 bool describesItself(ArrayRef<const char *> Args) {
@@ -658,30 +713,9 @@ bool runDescribingItself(ArrayRef<const char *> LLDArgs, raw_ostream &Stdout,
   if (Rest.consume_front("OVERVIEW: lld\n")) {
     Stdout << "OVERVIEW: ld.ulto (ulto " ULTO_VERSION "), lld 22 with the LTO "
               "mode chosen at link time\n";
-    for (StringRef Line : llvm::split(Rest, "\n")) {
-      StringRef Option = Line.trim();
-      if (Option.starts_with("--lto=[full,thin]"))
-        Line = "  --lto=[full,thin,distributed] Set LTO backend; distributed: "
-               "ThinLTO backends as separate, cached jobs (ulto dist)";
-      else if (Option.starts_with("--fat-lto-objects "))
-        Line = "  --fat-lto-objects       Link the bitcode of fat objects "
-               "(default with --lto= or --lto-if-unified=)";
-      else if (Option.starts_with("--no-fat-lto-objects "))
-        Line = "  --no-fat-lto-objects    Link the native code of fat objects "
-               "(default without --lto= or --lto-if-unified=)";
-      Stdout << Line << "\n";
-    }
-    Stdout << "ULTO OPTIONS (with --lto=distributed):\n"
-              "  --dist-<option>         Pass --<option> to ulto dist, e.g. "
-              "--dist-jobs=8 (see ulto dist --help)\n"
-              "  --no-dist-cache         Run every backend job; neither read "
-              "nor fill the cache\n"
-              "  --no-dist-service       Run the jobs in this link's own "
-              "workers, not in the user's worker service\n"
-              "ULTO OPTIONS:\n"
-              "  --lto-if-unified=[full,thin]\n"
-              "                          Without --lto=, the LTO mode when "
-              "every bitcode input is unified\n";
+    for (StringRef Line : llvm::split(Rest, "\n"))
+      Stdout << ownHelpLine(Line) << "\n";
+    printOwnOptions(Stdout);
     return Ok;
   }
   Stdout << Text;
@@ -713,9 +747,8 @@ std::optional<Options> readLink(ArrayRef<const char *> Argv,
     reportError(toString(std::move(E)));
     return std::nullopt;
   }
-  DistOptions = takeDistOptions(Args);
   std::optional<ulto::LTOMode> IfUnified;
-  if (!takeLTOIfUnified(Args, IfUnified))
+  if (!takeOwnOptions(Args, DistOptions, IfUnified))
     return std::nullopt;
   Options Opts = readOptions(Args);
   Opts.IfUnified = IfUnified;
