@@ -30,31 +30,21 @@ import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
-import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
+from ultobench.corpus import write_corpus
+from ultobench.errors import CompileError
+from ultobench.jobs import COMMON_FLAGS, compile_jobs, Config, Job, run_jobs
+from ultobench.measure import count_instructions
+from ultobench.rounds import rotated
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import gen_corpus  # noqa: E402  (sibling script, imported after sys.path setup)
 
 LLVM_BIN = Path("/usr/lib/llvm-22/bin")
 BENCH_DIR = Path(__file__).resolve().parent
-COMMON_FLAGS = ["-c", "-O2", "-std=c++17"]
 INSPECT_CHUNK = 200  # files per `ulto inspect` invocation
-
-
-@dataclass
-class Config:
-    name: str
-    label: str
-    compiler: Path
-    flags: List[str]
-    cpu_rounds: List[float] = field(default_factory=list)
-    wall_rounds: List[float] = field(default_factory=list)
-    instructions: int = 0
 
 
 @dataclass(frozen=True)
@@ -62,17 +52,6 @@ class ObjectInfo:
     """What the split-share metric needs to know about one output object."""
     type_metadata: bool
     split: bool
-
-
-@dataclass
-class Job:
-    argv: List[str]
-    output: Path
-    source: str
-
-
-class CompileError(Exception):
-    pass
 
 
 def make_configs(ulto_bin: Path) -> Tuple[List[Config], Optional[str]]:
@@ -89,77 +68,6 @@ def make_configs(ulto_bin: Path) -> Tuple[List[Config], Optional[str]]:
                 Config("D", "ulto -flto=thin -funified-lto -funified-lto-pipeline=thin",
                        ulto, unified + ["-funified-lto-pipeline=thin"])]
     return configs, None
-
-
-def compile_jobs(config: Config, corpus_dir: Path, sources: List[str],
-                 obj_dir: Path) -> List[Job]:
-    obj_dir.mkdir(parents=True, exist_ok=True)
-    jobs = []
-    for src in sources:
-        out = obj_dir / (Path(src).stem + ".o")
-        argv = [str(config.compiler), *config.flags, *COMMON_FLAGS,
-                str(corpus_dir / src), "-o", str(out)]
-        jobs.append(Job(argv, out, src))
-    return jobs
-
-
-def run_jobs(jobs: List[Job], parallel: int) -> Tuple[List[float], float]:
-    """Run jobs `parallel` at a time; returns (CPU seconds per job, wall seconds).
-
-    Each child is reaped with os.wait4, whose rusage covers the child and
-    every descendant it waited for (a driver that forks cc1 is counted whole).
-    Fails on the first non-zero exit or empty output (clang can exit 0 with
-    a 0-byte object, see DESIGN.md), after letting running jobs finish.
-    """
-    pending = list(jobs)
-    running: Dict[int, Tuple[Job, subprocess.Popen, object]] = {}
-    cpu = []
-    failure = None
-    start = time.perf_counter()
-    while running or (pending and failure is None):
-        while pending and failure is None and len(running) < parallel:
-            job = pending.pop(0)
-            job.output.unlink(missing_ok=True)
-            err = tempfile.TemporaryFile()
-            try:
-                proc = subprocess.Popen(job.argv, stdout=subprocess.DEVNULL, stderr=err)
-            except OSError as e:
-                err.close()
-                failure = f"cannot run {job.argv[0]} for {job.source}: {e}"
-                break
-            running[proc.pid] = (job, proc, err)
-        if not running:
-            break
-        pid, status, usage = os.wait4(-1, 0)
-        job, proc, err = running.pop(pid)
-        proc.returncode = os.waitstatus_to_exitcode(status)
-        cpu.append(usage.ru_utime + usage.ru_stime)
-        err.seek(0)
-        stderr = err.read().decode(errors="replace")
-        err.close()
-        if failure is None:
-            failure = job_failure(job, proc.returncode, stderr)
-    wall = time.perf_counter() - start
-    if failure:
-        raise CompileError(failure)
-    return cpu, wall
-
-
-def job_failure(job: Job, code: int, stderr: str) -> Optional[str]:
-    if code != 0:
-        reason = f"exit status {code}"
-    elif not job.output.is_file() or job.output.stat().st_size == 0:
-        reason = "exit status 0 but the object is missing or empty"
-    else:
-        return None
-    tail = "\n".join(stderr.strip().splitlines()[-20:])
-    return f"compiling {job.source} failed ({reason}):\n  {' '.join(job.argv)}\n{tail}"
-
-
-def rotated(configs: List[Config], round_index: int) -> List[Config]:
-    """Round r runs the configurations starting from the r-th one."""
-    k = round_index % len(configs)
-    return configs[k:] + configs[:k]
 
 
 def run_rounds(configs: List[Config], jobs_of: Dict[str, List[Job]],
@@ -272,42 +180,6 @@ def resolve_inspect_mode(requested: str, ulto: Path) -> str:
     return requested
 
 
-# valgrind tools that count instructions: options, and the summary line's pattern.
-# cachegrind without cache simulation is ~1.5x faster than callgrind; the two
-# count slightly differently, so compare counts of one tool only.
-VALGRIND_TOOLS = {
-    "callgrind": (["--tool=callgrind", "--callgrind-out-file={tmp}/out"],
-                  r"Collected : (\d+)"),
-    "cachegrind": (["--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file={tmp}/out"],
-                   r"I\s+refs:\s+([\d,]+)"),
-}
-
-
-def count_instructions(jobs: List[Job], parallel: int, tool: str = "callgrind") -> int:
-    """Instructions the compiler executes for these jobs, under callgrind
-    (or cachegrind --cache-sim=no).
-
-    Unlike CPU time this does not depend on what else the machine is doing,
-    so it can resolve the 1% differences the compile-time target is about
-    (clang runs cc1 in-process, so one process is the whole compile).
-    """
-    options, pattern = VALGRIND_TOOLS[tool]
-
-    def one(job: Job) -> int:
-        with tempfile.TemporaryDirectory() as tmp:
-            proc = subprocess.run(
-                ["valgrind", *(o.format(tmp=tmp) for o in options), *job.argv],
-                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        match = re.search(pattern, proc.stderr)
-        if proc.returncode != 0 or not match:
-            raise CompileError(f"{tool} of {job.source} failed:\n  "
-                               f"{' '.join(job.argv)}\n{proc.stderr[-2000:]}")
-        return int(match.group(1).replace(",", ""))
-
-    with ThreadPoolExecutor(parallel) as pool:
-        return sum(pool.map(one, jobs))
-
-
 def run_instruction_counts(configs: List[Config], jobs_of: Dict[str, List[Job]],
                            sample: int, parallel: int) -> None:
     for config in configs:
@@ -410,7 +282,7 @@ def benchmark(args: argparse.Namespace) -> dict:
     obj_root = args.build / "obj"
     for d in (corpus_dir, obj_root):
         shutil.rmtree(d, ignore_errors=True)
-    corpus = gen_corpus.write_corpus(corpus_dir, args.units, args.seed)
+    corpus = write_corpus(corpus_dir, args.units, args.seed)
     print(f"corpus: {len(corpus.sources)} sources in {corpus_dir} "
           f"({len(corpus.internal)} internal-only units)", flush=True)
 

@@ -33,9 +33,7 @@ run and its output compared with the corpus's expected_output.txt.
 """
 
 import argparse
-import contextlib
 import filecmp
-import json
 import os
 import re
 import shlex
@@ -43,20 +41,22 @@ import shutil
 import statistics
 import subprocess
 import sys
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import compile_bench  # noqa: E402  (sibling scripts, imported after sys.path setup)
-import gen_corpus  # noqa: E402
 import link_bench  # noqa: E402
+from ultobench.corpus import plan_units
+from ultobench.errors import CompileError, LinkError
+from ultobench.jobs import compile_jobs, Config, run_jobs
+from ultobench.rounds import ratio, rotated
+from ultobench.toolchain import BENCH_DIR, LLVM_BIN, own_workers, sha256, ULTO_SUMMARY
+from ultobench.measure import timed_run
+from ultobench.tables import fmt, report_main
+from ultobench.workdir import fresh_own_dir, in_dir
 
-LLVM_BIN = compile_bench.LLVM_BIN
-BENCH_DIR = compile_bench.BENCH_DIR
 SEQ_DISTRIBUTOR = BENCH_DIR / "seq_distributor.py"
-LinkError = link_bench.LinkError
 
 # Rotation slots: the three ulto-dist links depend on each other's cache, so
 # they run together, in this order, as one slot.
@@ -71,9 +71,6 @@ NO_CACHE = {"ulto-dist-spawn": ["-Wl,--dist-spawn"],
 # A --variant-bin's configuration: ulto-dist-nocache with another build.
 VARIANT_PREFIX = "ulto-dist-nocache-"
 
-# The executor's report, if any (remote_bench.py reads it), follows "at once; ".
-ULTO_SUMMARY = re.compile(r"^ulto dist: (\d+) jobs?: (\d+) cached, (\d+) executed, "
-                          r"(\d+) failed \(([^,]+), (\d+) at once[;)].*$", re.M)
 SEQ_SUMMARY = re.compile(r"^seq_distributor: (\d+) jobs, wall .*$", re.M)
 
 
@@ -109,16 +106,6 @@ class LinkResult:
 
 # --- Helpers -------------------------------------------------------------------------
 
-@contextlib.contextmanager
-def in_dir(path: Path) -> Iterator[None]:
-    """Run a block with `path` as the working directory, so that the sibling
-    scripts' helpers, which take paths as given, see relative paths."""
-    old = Path.cwd()
-    os.chdir(path)
-    try:
-        yield
-    finally:
-        os.chdir(old)
 
 
 def check_tools(ulto_bin: Path) -> None:
@@ -133,9 +120,9 @@ def check_tools(ulto_bin: Path) -> None:
         raise LinkError("missing (or not executable):\n  " + "\n  ".join(missing))
 
 
-def unit_compiler(ulto_bin: Path) -> compile_bench.Config:
+def unit_compiler(ulto_bin: Path) -> Config:
     """The compile link_bench.build_inputs does, for recompiling here."""
-    return compile_bench.Config("U", "ulto-clang++ -flto -funified-lto",
+    return Config("U", "ulto-clang++ -flto -funified-lto",
                                 ulto_bin / "ulto-clang++", link_bench.COMPILE_FLAGS)
 
 
@@ -144,11 +131,11 @@ def compile_in(tree: Path, ulto_bin: Path, sources: List[str],
     """Compile corpus/<src> to obj/<stem>.o in `tree`, paths relative to it
     (so the commands are the same in any tree). Returns (CPU s, wall s)."""
     with in_dir(tree):
-        jobs = compile_bench.compile_jobs(unit_compiler(ulto_bin), Path("corpus"),
+        jobs = compile_jobs(unit_compiler(ulto_bin), Path("corpus"),
                                           sources, Path("obj"))
         try:
-            cpu, wall = compile_bench.run_jobs(jobs, parallel)
-        except compile_bench.CompileError as e:
+            cpu, wall = run_jobs(jobs, parallel)
+        except CompileError as e:
             raise LinkError(f"in {tree}: {e}") from e
     return sum(cpu), wall
 
@@ -172,7 +159,7 @@ def make_bin(args: argparse.Namespace, tree: Path) -> None:
         (tree / "bin").mkdir()
         return
     target = args.bin_dir / tree.name
-    link_bench.fresh_own_dir(target, "--bin-dir")
+    fresh_own_dir(target, "--bin-dir")
     (tree / "bin").symlink_to(target, target_is_directory=True)
 
 
@@ -207,7 +194,7 @@ def touch_target(args: argparse.Namespace, inputs: link_bench.Inputs) -> str:
     object (main.cpp calls every public unit, so its module is imported from);
     failing that, the first generated unit linked as an object."""
     direct = {p.stem for p in inputs.objects}
-    units = [u for u in gen_corpus.plan_units(args.seed, args.units) if u.name in direct]
+    units = [u for u in plan_units(args.seed, args.units) if u.name in direct]
     if not units:
         raise LinkError("no generated unit is linked as an object; use more --units")
     public = [u for u in units if not u.internal]
@@ -254,12 +241,12 @@ def link_argv(config: DistConfig, inputs: link_bench.Inputs, thinlto_jobs: Optio
                  f"-Wl,--thinlto-remote-compiler={LLVM_BIN / 'clang'}"]
     elif config.name in NO_CACHE or config.name.startswith(VARIANT_PREFIX):
         extra = ["-Wl,--no-dist-cache", *NO_CACHE.get(config.name, []),
-                 *link_bench.own_workers(config.linker)]
+                 *own_workers(config.linker)]
         if thinlto_jobs:
             extra.append(f"-Wl,--dist-jobs={thinlto_jobs}")
     elif config.mode == "distributed":
         extra = [f"-Wl,--dist-cache-dir={cache}" if cache else "-Wl,--no-dist-cache",
-                 *link_bench.own_workers(config.linker)]
+                 *own_workers(config.linker)]
         if thinlto_jobs:
             extra.append(f"-Wl,--dist-jobs={thinlto_jobs}")
     elif thinlto_jobs:
@@ -278,7 +265,7 @@ def link_once(config: DistConfig, tree: Path, inputs: link_bench.Inputs, expecte
     argv = link_argv(config, inputs, thinlto_jobs, cache, options)
     output = tree / "bin" / config.output.name
     output.unlink(missing_ok=True)
-    cpu, wall, stderr = link_bench.timed_run(argv, f"link {config.name}", tree)
+    cpu, wall, stderr = timed_run(argv, f"link {config.name}", tree)
     checked = DistConfig(config.name, config.label, config.linker, config.mode, output)
     size = link_bench.check_binary(checked, expected, argv)
     result = LinkResult(cpu, wall, size)
@@ -374,7 +361,7 @@ def run_rounds(configs: Dict[str, DistConfig], tree: Path, inputs: link_bench.In
     # rotation would give that cost to one configuration of round 1.
     link_once(configs["lld-inproc"], tree, inputs, expected, args.thinlto_jobs)
     for r in range(args.rounds):
-        for slot in compile_bench.rotated(SLOTS + list(args.variant_bins), r):
+        for slot in rotated(SLOTS + list(args.variant_bins), r):
             if slot != "ulto-dist":
                 config = configs[slot]
                 record(config, link_once(config, tree, inputs, expected, args.thinlto_jobs),
@@ -395,13 +382,6 @@ def run_rounds(configs: Dict[str, DistConfig], tree: Path, inputs: link_bench.In
 
 # --- Report ------------------------------------------------------------------------------
 
-def ratio(a: DistConfig, b: DistConfig, what: str,
-          pick=statistics.median) -> Optional[float]:
-    """Median (or `pick`) over rounds of a's figure over b's in the same
-    round."""
-    xs, ys = getattr(a, what), getattr(b, what)
-    pairs = [x / y for x, y in zip(xs, ys) if y]
-    return pick(pairs) if pairs else None
 
 
 def median_or_none(values: List[Optional[int]]) -> Optional[float]:
@@ -448,10 +428,6 @@ def summarise(config: DistConfig, configs: Dict[str, DistConfig]) -> dict:
         "binary_bytes_stable": len(set(config.sizes)) == 1,
         "stderr_other": config.messages,
     }
-
-
-def fmt(value: Optional[float], spec: str) -> str:
-    return "–" if value is None else format(value, spec)
 
 
 def markdown_table(rows: List[dict]) -> str:
@@ -611,7 +587,7 @@ def benchmark(args: argparse.Namespace) -> Tuple[dict, str]:
     report = {"units": args.units, "seed": args.seed, "rounds": args.rounds,
               "jobs": args.jobs, "thinlto_jobs": args.thinlto_jobs,
               "objects": len(inputs.objects), "archive_members": len(inputs.members),
-              "sha256": {p.name: link_bench.sha256(p)
+              "sha256": {p.name: sha256(p)
                          for p in (args.ulto_bin / "ld.ulto", args.ulto_bin / "ulto",
                                    args.ulto_bin / "ulto-clang++")},
               "link_argv": {c.name: link_argv(c, inputs, args.thinlto_jobs,
@@ -624,7 +600,7 @@ def benchmark(args: argparse.Namespace) -> Tuple[dict, str]:
 
 
 def main(argv: Optional[List[str]] = None) -> int:
-    return link_bench.report_main(parse_args(argv), benchmark, "dist.json")
+    return report_main(parse_args(argv), benchmark, "dist.json")
 
 
 if __name__ == "__main__":

@@ -48,12 +48,14 @@ from typing import Dict, List, Optional, Tuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import concurrent_links  # noqa: E402  (sibling scripts, imported after sys.path setup)
-import dist_bench  # noqa: E402
 import dist_realcode  # noqa: E402
-import link_bench  # noqa: E402
 import realcode_bench  # noqa: E402
 
 from dist_realcode import BENCH_DIR, BENCHMARKS, LLVM_BIN, LinkError, REPO  # noqa: E402
+from ultobench.measure import timed_run
+from ultobench.tables import report_main, table
+from ultobench.toolchain import sha256, ULTO_SUMMARY, WorkerServices
+from ultobench.workdir import fresh_own_dir
 
 REPORT = "identity.json"
 
@@ -154,13 +156,13 @@ def link(r: Result, binary: str, args: argparse.Namespace) -> float:
     out = realcode_bench.relink_path(args, binary, r)
     out.parent.mkdir(parents=True, exist_ok=True)
     dist = binary.endswith("-dist")
-    _, wall, stderr = link_bench.timed_run(argv, f"link {r.short} [{binary}]", r.target.cwd,
+    _, wall, stderr = timed_run(argv, f"link {r.short} [{binary}]", r.target.cwd,
                                            args.services.env if dist else None)
     if not out.is_file() or out.stat().st_size == 0:
         raise LinkError(f"link {r.short} [{binary}] exited 0 but wrote no binary:\n"
                         f"  {shlex.join(argv)}")
     if dist:
-        found = dist_bench.ULTO_SUMMARY.findall(stderr)
+        found = ULTO_SUMMARY.findall(stderr)
         if len(found) != 1 or int(found[0][3]):
             raise LinkError(f"link {r.short} [{binary}]: expected one `ulto dist:` line "
                             f"without failed jobs:\n  {shlex.join(argv)}\n{stderr}")
@@ -217,7 +219,7 @@ def check(r: Result, flags: str, args: argparse.Namespace) -> None:
 
 # --- Report -----------------------------------------------------------------------------
 
-def table(results: List[Result], programs: List[str]) -> str:
+def results_table(results: List[Result], programs: List[str]) -> str:
     head = ["program", "executables", "built", "linked", "identical", "differing",
             "run ok", "run failed", "thin fails too"]
     rows = []
@@ -235,7 +237,7 @@ def table(results: List[Result], programs: List[str]) -> str:
         if program == "TOTAL":
             cells = [f"**{c}**" for c in cells]
         rows.append(cells)
-    return realcode_bench.table(head, [[str(c) for c in row] for row in rows])
+    return table(head, [[str(c) for c in row] for row in rows])
 
 
 def notes(results: List[Result], build: Path) -> List[str]:
@@ -340,10 +342,10 @@ def identity(args: argparse.Namespace) -> Tuple[dict, str]:
     # must not break links or mix versions.
     args.link_bin = concurrent_links.snapshot(args.ulto_bin, args.build / "tools",
                                               ["ld.ulto", "ulto"])
-    link_bench.fresh_own_dir(args.build / "relink", "--build", mine=True)
+    fresh_own_dir(args.build / "relink", "--build", mine=True)
     shutil.rmtree(args.build / "runs", ignore_errors=True)
     runtime = dist_realcode.set_link_environment(args)
-    args.services = link_bench.WorkerServices()  # after the environment: it names them
+    args.services = WorkerServices()  # after the environment: it names them
     started = time.perf_counter()
     sections, report, bad = [], {}, []
     totals = {"identical": 0, "differ": 0}
@@ -363,7 +365,7 @@ def identity(args: argparse.Namespace) -> Tuple[dict, str]:
                                 f"outputs: " + ", ".join(failed_steps[:20])
                              + (" …" if len(failed_steps) > 20 else ""))
             sections.append(f"### {flags}: `{FLAG_SETS[flags]}`\n\n"
-                            + table(results, args.programs)
+                            + results_table(results, args.programs)
                             + ("\n\n" + "\n".join(lines) if lines else ""))
             totals["identical"] += sum(1 for r in results if r.identical)
             totals["differ"] += sum(1 for r in results if r.identical is False)
@@ -392,7 +394,7 @@ def identity(args: argparse.Namespace) -> Tuple[dict, str]:
         text += f"\nFAILED {b}"
     summary = {"date": time.strftime("%Y-%m-%d %H:%M:%S %z"), "argv": sys.argv,
                "programs": args.programs, "ulto_bin": str(args.ulto_bin),
-               "sha256": {str(p): link_bench.sha256(p) for p in (
+               "sha256": {str(p): sha256(p) for p in (
                    args.ulto_bin / "ulto-clang", args.link_bin / "ld.ulto",
                    args.link_bin / "ulto", LLVM_BIN / "clang")},
                "elapsed_s": elapsed, **totals, "failed": bad, "flag_sets": report}
@@ -402,7 +404,7 @@ def identity(args: argparse.Namespace) -> Tuple[dict, str]:
 def main(argv: Optional[List[str]] = None) -> int:
     args = parse_args(argv)
     args.failed = []
-    status = link_bench.report_main(args, identity, REPORT)
+    status = report_main(args, identity, REPORT)
     if status == 0 and args.failed:
         print(f"ERROR: {len(args.failed)} failures (see FAILED above)", file=sys.stderr)
         return 1

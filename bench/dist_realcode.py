@@ -43,7 +43,6 @@ import argparse
 import filecmp
 import os
 import re
-import resource
 import shlex
 import shutil
 import statistics
@@ -55,16 +54,16 @@ from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import compile_bench  # noqa: E402  (sibling scripts, imported after sys.path setup)
 import concurrent_links  # noqa: E402
-import dist_bench  # noqa: E402
 import link_bench  # noqa: E402
-import remote_bench  # noqa: E402
+from ultobench.rounds import rotated
+from ultobench.toolchain import BENCH_DIR, LLVM_BIN, sha256, ULTO_SUMMARY, WorkerServices
+from ultobench.errors import LinkError
+from ultobench.measure import machine_cpu, own_cpu, run_logged, timed_run
+from ultobench.tables import report_main
+from ultobench.workdir import fresh_own_dir
 
-LLVM_BIN = compile_bench.LLVM_BIN
-BENCH_DIR = compile_bench.BENCH_DIR
 REPO = BENCH_DIR.parent
-LinkError = link_bench.LinkError
 
 BENCHMARKS = "MultiSource/Benchmarks"
 PROGRAMS = ["ASC_Sequoia", "DOE-ProxyApps-C", "DOE-ProxyApps-C++", "Fhourstones-3.1",
@@ -130,21 +129,6 @@ def read_cache(build: Path) -> Dict[str, str]:
             if m:
                 entries[m.group(1)] = m.group(2)
     return entries
-
-
-def run_logged(argv: List[str], what: str, log: Path) -> Tuple[float, float]:
-    """Run argv with its output in log; (CPU s, wall s). Fails with the log's tail."""
-    start = time.perf_counter()
-    with open(log, "w") as out:
-        proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT)
-        _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - start
-    code = os.waitstatus_to_exitcode(status)
-    if code != 0:
-        tail = "\n".join(log.read_text(errors="replace").splitlines()[-40:])
-        raise LinkError(f"{what} failed (exit status {code}):\n  {shlex.join(argv)}\n"
-                        f"{tail}\n(whole output in {log})")
-    return usage.ru_utime + usage.ru_stime, wall
 
 
 def configure_and_build(args: argparse.Namespace, settings: Optional[Dict[str, str]] = None,
@@ -334,7 +318,7 @@ def link_once(target: Target, config: str, args: argparse.Namespace) -> dict:
     services = args.services.get(config)
     served = services is not None
     before = services.cpu() if served else 0.0
-    cpu, wall, stderr = link_bench.timed_run(argv, f"link {target.short} [{config}]",
+    cpu, wall, stderr = timed_run(argv, f"link {target.short} [{config}]",
                                              target.cwd, services.env if served else None)
     if served:
         cpu += services.cpu() - before
@@ -344,7 +328,7 @@ def link_once(target: Target, config: str, args: argparse.Namespace) -> dict:
     result = {"cpu": cpu, "wall": wall, "size": out.stat().st_size, "jobs": None,
               "stderr": [line for line in stderr.splitlines() if line.strip()]}
     if config.startswith("ulto-dist"):
-        found = dist_bench.ULTO_SUMMARY.findall(stderr)
+        found = ULTO_SUMMARY.findall(stderr)
         if len(found) != 1 or int(found[0][3]):
             raise LinkError(f"link {target.short} [{config}]: expected one `ulto dist:` "
                             f"summary line without failed jobs on stderr:\n"
@@ -357,7 +341,7 @@ def link_once(target: Target, config: str, args: argparse.Namespace) -> dict:
                             f"`ulto dist --serve-workers` processes:\n{stderr}")
         result["jobs"] = int(found[0][0])
         result["stderr"] = [line for line in result["stderr"]
-                            if not dist_bench.ULTO_SUMMARY.match(line)]
+                            if not ULTO_SUMMARY.match(line)]
     return result
 
 
@@ -368,12 +352,6 @@ class Run:
     errors: List[str] = field(default_factory=list)     # ulto-dist != own, per-job
     messages: Dict[str, List[str]] = field(default_factory=dict)  # other stderr lines
     others_cpu: List[float] = field(default_factory=list)  # per round
-
-
-def own_cpu() -> float:
-    """CPU s of this script and of every process it waited for."""
-    return sum(resource.getrusage(who).ru_utime + resource.getrusage(who).ru_stime
-               for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
 
 
 def link_all(target: Target, configs: List[str], args: argparse.Namespace, run: Run,
@@ -420,11 +398,11 @@ def run_rounds(targets: List[Target], args: argparse.Namespace) -> Run:
     for target in targets:
         link_all(target, args.configs, args, run, "warm-up")
     for r in range(args.rounds):
-        order = compile_bench.rotated(args.configs, r)
+        order = rotated(args.configs, r)
         print(f"round {r + 1}/{args.rounds}: {' '.join(order)}", flush=True)
         # What else ran on the machine meanwhile: its busy CPU less ours and
         # our worker services'.
-        machine, ours = remote_bench.machine_cpu(), own_cpu() + services_cpu(args)
+        machine, ours = machine_cpu(), own_cpu() + services_cpu(args)
         for target in targets:
             if target.failed:
                 continue
@@ -438,7 +416,7 @@ def run_rounds(targets: List[Target], args: argparse.Namespace) -> Run:
             print(f"  {target.short:42} " + "  ".join(
                 f"{c} {results[c]['wall']:6.2f}/{results[c]['cpu']:6.2f}"
                 for c in args.configs), flush=True)
-        others = (remote_bench.machine_cpu() - machine) - (
+        others = (machine_cpu() - machine) - (
             own_cpu() + services_cpu(args) - ours)
         run.others_cpu.append(others)
         print(f"  others' CPU on the machine during round {r + 1}: {others:.1f} s", flush=True)
@@ -628,12 +606,12 @@ def benchmark(args: argparse.Namespace) -> Tuple[dict, str]:
         raise LinkError("no executable with bitcode inputs among the requested programs")
     print(f"{len(targets)} executables, {sum(t.modules for t in targets)} bitcode modules; "
           f"configs {', '.join(args.configs)}; {args.rounds} rounds", flush=True)
-    link_bench.fresh_own_dir(args.relink_dir, "--relink-dir",
+    fresh_own_dir(args.relink_dir, "--relink-dir",
                              mine=args.relink_dir == args.build / "relink")
     runtime = set_link_environment(args)
     # After the environment: the services' names depend on it. One per served
     # configuration, so that each one's CPU is its own.
-    args.services = {c: link_bench.WorkerServices() for c in args.configs if served(c, args)}
+    args.services = {c: WorkerServices() for c in args.configs if served(c, args)}
 
     start = time.perf_counter()
     try:
@@ -692,7 +670,7 @@ def benchmark(args: argparse.Namespace) -> Tuple[dict, str]:
         "link_bin": str(args.link_bin), "relink_dir": str(args.relink_dir),
         "variant_bins": {c: str(p) for c, p in args.variant_bins.items()},
         "ulto_dist_vs_variants": against_variants,
-        "sha256": {str(p): link_bench.sha256(q) for p, q in (
+        "sha256": {str(p): sha256(q) for p, q in (
             (args.ulto_bin / "ld.ulto", args.link_bin / "ld.ulto"),
             (args.ulto_bin / "ulto", args.link_bin / "ulto"),
             (args.ulto_bin / "ulto-clang", args.ulto_bin / "ulto-clang"),
@@ -718,7 +696,7 @@ def benchmark(args: argparse.Namespace) -> Tuple[dict, str]:
 def main(argv: Optional[List[str]] = None) -> int:
     args = parse_args(argv)
     args.failed = False
-    status = link_bench.report_main(args, benchmark, "realcode.json")
+    status = report_main(args, benchmark, "realcode.json")
     if status == 0 and args.failed:
         print("ERROR: failed links or ulto-dist and ulto-dist-per-job binaries that "
               "differ (see ERROR and PROBLEM above)", file=sys.stderr)

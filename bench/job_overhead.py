@@ -20,9 +20,10 @@ import statistics
 import sys
 from pathlib import Path
 from typing import Dict, List
+from ultobench.measure import timed_run
+from ultobench.toolchain import own_workers
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import link_bench  # noqa: E402
 
 LLVM_BIN = Path("/usr/lib/llvm-22/bin")
 
@@ -65,7 +66,7 @@ def main() -> int:
     work = Path(args.build).resolve()
     work.mkdir(parents=True, exist_ok=True)
     sources = write_modules(work, args.units)
-    link_bench.timed_run([args.ulto_clang, "-O2", "-flto=thin", "-funified-lto",
+    timed_run([args.ulto_clang, "-O2", "-flto=thin", "-funified-lto",
                           "-c", *sources], "compile", cwd=work)
     objects = [s[:-2] + ".o" for s in sources]
     configs = {"lld-inproc": [str(LLVM_BIN / "clang"), "-fuse-ld=lld",
@@ -73,11 +74,11 @@ def main() -> int:
     for i, ld in enumerate(args.ld_ulto):
         configs[f"ulto-{i}"] = [str(LLVM_BIN / "clang"), "-fuse-ld=lld", f"--ld-path={ld}",
                                 "-Wl,--lto=distributed", "-Wl,--no-dist-cache",
-                                *link_bench.own_workers(Path(ld))]
+                                *own_workers(Path(ld))]
     runs: Dict[str, List[tuple]] = {name: [] for name in configs}
     for _ in range(args.rounds):
         for name, argv in configs.items():
-            cpu, wall, _ = link_bench.timed_run(
+            cpu, wall, _ = timed_run(
                 argv + ["-O2", "-flto=thin", *objects, "-o", name], name, cwd=work)
             runs[name].append((wall, cpu))
     print(f"{args.units + 1} modules, {args.rounds} rounds; ulto-N: {args.ld_ulto}")
@@ -89,7 +90,7 @@ def main() -> int:
         job = ""
         if name != "lld-inproc":
             trace = work / f"{name}.trace.json"
-            link_bench.timed_run(argv + ["-O2", "-flto=thin", *objects, "-o", name,
+            timed_run(argv + ["-O2", "-flto=thin", *objects, "-o", name,
                                          f"-Wl,--dist-time-trace={trace}"], name, cwd=work)
             m = median_job(trace)
             job = f"{m['backend_ms']:.2f} / {m['execute_ms']:.2f} / {m['around_ms']:.2f}"

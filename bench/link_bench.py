@@ -22,18 +22,13 @@ a rotating order, and ratios are medians of per-round pairs.
 """
 
 import argparse
-import functools
-import hashlib
-import json
 import os
 import re
 import shlex
 import shutil
-import signal
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -41,18 +36,17 @@ from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import compile_bench  # noqa: E402  (sibling script, imported after sys.path setup)
-import gen_corpus  # noqa: E402
+from ultobench.corpus import Corpus, write_corpus
+from ultobench.errors import CompileError, LinkError
+from ultobench.jobs import compile_jobs, Config, Job, run_jobs
+from ultobench.measure import count_instructions as count_job_instructions, timed_run
+from ultobench.rounds import rotated
+from ultobench.toolchain import BENCH_DIR, LLVM_BIN, sha256
+from ultobench.tables import report_main
 
-LLVM_BIN = compile_bench.LLVM_BIN
-BENCH_DIR = compile_bench.BENCH_DIR
 COMPILE_FLAGS = ["-flto", "-funified-lto"]  # compile_bench adds -c -O2 -std=c++17
 ARCHIVE = "libunits.a"
 MODES = ("thin", "full")
-
-
-class LinkError(Exception):
-    pass
 
 
 @dataclass
@@ -81,7 +75,7 @@ class Inputs:
 
 # --- Building the inputs ---------------------------------------------------------
 
-def archive_members(corpus: gen_corpus.Corpus, units: int) -> List[str]:
+def archive_members(corpus: Corpus, units: int) -> List[str]:
     """About half the generated units, spread evenly over the public ones.
 
     Internal-only units stay objects: nothing refers to them, so as archive
@@ -100,16 +94,16 @@ def build_inputs(args: argparse.Namespace, corpus_dir: Path, obj_dir: Path) -> I
     ulto_clang = args.ulto_bin / "ulto-clang++"
     if not os.access(ulto_clang, os.X_OK):
         raise LinkError(f"{ulto_clang} not found (or not executable)")
-    corpus = gen_corpus.write_corpus(corpus_dir, args.units, args.seed)
+    corpus = write_corpus(corpus_dir, args.units, args.seed)
     print(f"corpus: {len(corpus.sources)} sources in {corpus_dir} "
           f"({len(corpus.internal)} internal-only units)", flush=True)
 
-    compiler = compile_bench.Config("U", "ulto-clang++ -flto -funified-lto",
+    compiler = Config("U", "ulto-clang++ -flto -funified-lto",
                                     ulto_clang, COMPILE_FLAGS)
-    jobs = compile_bench.compile_jobs(compiler, corpus_dir, corpus.sources, obj_dir)
+    jobs = compile_jobs(compiler, corpus_dir, corpus.sources, obj_dir)
     try:
-        cpu, wall = compile_bench.run_jobs(jobs, args.jobs)
-    except compile_bench.CompileError as e:
+        cpu, wall = run_jobs(jobs, args.jobs)
+    except CompileError as e:
         raise LinkError(str(e)) from e
     print(f"compiled {len(jobs)} sources: cpu {sum(cpu):.1f} s, wall {wall:.1f} s",
           flush=True)
@@ -164,53 +158,6 @@ def linker_argv(config: LinkConfig, inputs: Inputs, thinlto_jobs: int,
     return shlex.split(lines[0])
 
 
-class WorkerServices:
-    """The worker services (`ulto dist --service`) of one benchmark run: the
-    `ulto workers` processes whose environment has ULTO_BENCH_SERVICE=<this
-    run's tag>, which links run with env. Their CPU is no link's child's, so
-    timed_run cannot see it: cpu() reads it from /proc."""
-
-    def __init__(self) -> None:
-        self.tag = f"{os.getpid()}-{time.time_ns()}"
-        self.env = dict(os.environ, ULTO_BENCH_SERVICE=self.tag)
-
-    def processes(self) -> List[int]:
-        mark = f"ULTO_BENCH_SERVICE={self.tag}".encode()
-        found = []
-        for pid in filter(str.isdigit, os.listdir("/proc")):
-            try:
-                if Path(f"/proc/{pid}/comm").read_text().strip() != "ulto workers":
-                    continue
-                if mark in Path(f"/proc/{pid}/environ").read_bytes().split(b"\0"):
-                    found.append(int(pid))
-            except OSError:
-                pass
-        return found
-
-    def cpu(self) -> float:
-        """CPU s the services and their workers have used: each live
-        process's (schedstat, ns), and the workers that retired (their
-        service's children's, in clock ticks)."""
-        total = 0.0
-        tick = os.sysconf("SC_CLK_TCK")
-        for pid in self.processes():
-            try:
-                total += int(Path(f"/proc/{pid}/schedstat").read_text().split()[0]) / 1e9
-                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-                total += (int(fields[13]) + int(fields[14])) / tick
-            except (OSError, IndexError, ValueError):
-                pass
-        return total
-
-    def stop(self) -> None:
-        """SIGTERM to each, by its process ID: a service stops its workers."""
-        for pid in self.processes():
-            try:
-                os.kill(pid, signal.SIGTERM)
-            except OSError:
-                pass
-
-
 def variant_bins(ap: argparse.ArgumentParser, specs: List[str], prefix: str,
                  taken: List[str]) -> Dict[str, Path]:
     """--variant-bin NAME=DIR options as {prefix + NAME: DIR}, in order; a
@@ -225,44 +172,6 @@ def variant_bins(ap: argparse.ArgumentParser, specs: List[str], prefix: str,
             ap.error(f"--variant-bin {spec}: expected NAME=DIR, NAME new and a word")
         variants[config] = Path(where).resolve()
     return variants
-
-
-@functools.lru_cache(maxsize=None)
-def own_workers(ld_ulto: Path) -> List[str]:
-    """The driver option that keeps a distributed link's jobs in workers of
-    its own (-Wl,--no-dist-service), for an ld.ulto that has a worker service
-    by default; none for an older one, which has no such option. Benchmarks
-    that count a link's CPU by its children use it: the service's CPU is no
-    child's (dist_realcode.py counts it, WorkerServices)."""
-    help_text = subprocess.run([str(ld_ulto), "--help"], capture_output=True,
-                               text=True).stdout
-    return ["-Wl,--no-dist-service"] if "--no-dist-service" in help_text else []
-
-
-def timed_run(argv: List[str], what: str, cwd: Optional[Path] = None,
-              env: Optional[Dict[str, str]] = None) -> Tuple[float, float, str]:
-    """Run argv (in cwd, with env); returns (CPU s of it and every descendant
-    it waited for, wall s, its stderr)."""
-    err = tempfile.TemporaryFile()
-    start = time.perf_counter()
-    try:
-        proc = subprocess.Popen(argv, cwd=cwd, env=env, stdout=subprocess.DEVNULL,
-                                stderr=err)
-    except OSError as e:
-        err.close()
-        raise LinkError(f"{what}: cannot run {argv[0]}: {e}") from e
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - start
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    err.seek(0)
-    stderr = err.read().decode(errors="replace")
-    err.close()
-    if proc.returncode != 0:
-        tail = "\n".join(stderr.strip().splitlines()[-30:])
-        where = f", in {cwd}" if cwd else ""
-        raise LinkError(f"{what} failed (exit status {proc.returncode}){where}:\n"
-                        f"  {shlex.join(argv)}\n{tail}")
-    return usage.ru_utime + usage.ru_stime, wall, stderr
 
 
 def check_binary(config: LinkConfig, expected: str, argv: List[str]) -> int:
@@ -293,7 +202,7 @@ def run_rounds(configs: List[LinkConfig], inputs: Inputs, expected: str,
     for config in configs:  # untimed warm-up; fails fast on a broken link
         link_once(config, inputs, expected, thinlto_jobs)
     for r in range(reps):
-        for config in compile_bench.rotated(configs, r):
+        for config in rotated(configs, r):
             cpu, wall, size = link_once(config, inputs, expected, thinlto_jobs)
             config.cpu_rounds.append(cpu)
             config.wall_rounds.append(wall)
@@ -346,15 +255,15 @@ def count_instructions(configs: List[LinkConfig], inputs: Inputs, expected: str,
     jobs = []
     for config in configs:
         argv = linker_argv(config, inputs, 1, ("-Wl,--threads=1",))
-        jobs.append(compile_bench.Job(argv, config.output, f"link with {config.label}"))
-        jobs.append(compile_bench.Job(scan_argv(config, inputs), config.output,
+        jobs.append(Job(argv, config.output, f"link with {config.label}"))
+        jobs.append(Job(scan_argv(config, inputs), config.output,
                                       f"{config.label} --version"))
     for config in configs:
         config.output.unlink(missing_ok=True)
     try:
         with ThreadPoolExecutor(parallel) as pool:
-            counts = list(pool.map(lambda j: compile_bench.count_instructions([j], 1), jobs))
-    except compile_bench.CompileError as e:
+            counts = list(pool.map(lambda j: count_job_instructions([j], 1), jobs))
+    except CompileError as e:
         raise LinkError(str(e)) from e
     result = {}
     for i, config in enumerate(configs):
@@ -416,28 +325,6 @@ def scan_table(scan: Dict[str, dict], instr: Optional[Dict[str, int]]) -> str:
     return "\n".join(lines)
 
 
-OWN_DIR_MARK = ".ulto-bench"
-
-
-def fresh_own_dir(path: Path, option: str, mine: bool = False) -> None:
-    """Makes `path` an empty directory marked as a benchmark's own. A
-    directory there is removed first only if it is `mine` (inside the
-    script's own work directory) or marked by an earlier run; any other is
-    the user's, and the run stops rather than delete it."""
-    if mine or (path / OWN_DIR_MARK).exists():
-        shutil.rmtree(path, ignore_errors=True)
-    elif path.exists():
-        raise LinkError(f"{path} exists and no earlier run made it; "
-                        f"remove it or choose another {option}")
-    path.mkdir(parents=True)
-    (path / OWN_DIR_MARK).touch()
-
-
-def sha256(path: Path) -> str:
-    """Which build was measured (ld.ulto is rebuilt often)."""
-    return hashlib.sha256(path.resolve().read_bytes()).hexdigest()
-
-
 # --- Driver ---------------------------------------------------------------------------
 
 def parse_args(argv: Optional[List[str]]) -> argparse.Namespace:
@@ -496,22 +383,6 @@ def benchmark(args: argparse.Namespace) -> Tuple[dict, str]:
               "configs": rows, "scan": scan, "scan_instructions": instr}
     text = markdown_table(rows) + "\n\n" + scan_table(scan, instr)
     return report, text
-
-
-def report_main(args, run, report_name: str) -> int:
-    """Runs a benchmark, prints its table and writes its JSON report;
-    shared by the link-side benchmarks."""
-    try:
-        report, text = run(args)
-    except LinkError as e:
-        print(f"ERROR: {e}", file=sys.stderr)
-        return 1
-    print()
-    print(text)
-    out = args.build / report_name
-    out.write_text(json.dumps(report, indent=2) + "\n")
-    print(f"\nwrote {out}")
-    return 0
 
 
 def main(argv: Optional[List[str]] = None) -> int:

@@ -102,7 +102,6 @@ import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -111,18 +110,18 @@ from types import SimpleNamespace
 from typing import Dict, List, Optional, Tuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import compile_bench  # noqa: E402  (sibling scripts, imported after sys.path setup)
-import dist_bench  # noqa: E402
 import dist_realcode  # noqa: E402
-import link_bench  # noqa: E402
-import remote_bench  # noqa: E402
+from ultobench.errors import CompileError, LinkError
+from ultobench.jobs import Job, run_jobs
+from ultobench.measure import count_instructions as count_job_instructions, machine_cpu, own_cpu, timed_run, VALGRIND_TOOLS
+from ultobench.rounds import rotated
+from ultobench.toolchain import BENCH_DIR, LLVM_BIN, sha256
+from ultobench.tables import report_main, table
+from ultobench.workdir import in_dir
 
-LLVM_BIN = compile_bench.LLVM_BIN
-BENCH_DIR = compile_bench.BENCH_DIR
 REPO = BENCH_DIR.parent
 BENCHMARKS = dist_realcode.BENCHMARKS
 PROGRAMS = dist_realcode.PROGRAMS
-LinkError = link_bench.LinkError
 REPORT = "realcode_compile.json"
 REF = "B"
 # lit's timeit module (litsupport/modules/timeit.py) runs every benchmark with these.
@@ -186,7 +185,7 @@ class Exe:
     name: str                                   # relative to a build directory
     program: str
     link: Dict[str, dist_realcode.Target] = field(default_factory=dict)   # config ->
-    jobs: Dict[str, List[compile_bench.Job]] = field(default_factory=dict)  # config ->
+    jobs: Dict[str, List[Job]] = field(default_factory=dict)  # config ->
     sources: List[Tuple[str, int]] = field(default_factory=list)  # (source, bytes)
     test: Dict[str, TestSpec] = field(default_factory=dict)       # config ->
     failed: Dict[str, str] = field(default_factory=dict)  # config or binary -> why
@@ -324,7 +323,7 @@ def collect(args: argparse.Namespace) -> List[Exe]:
                     short = str(source.resolve().relative_to(args.testsuite))
                 except ValueError:
                     short = str(source)
-                jobs.append(compile_bench.Job(shlex.split(entry["command"]), build / obj, short))
+                jobs.append(Job(shlex.split(entry["command"]), build / obj, short))
                 sources.append((short, source.stat().st_size))
             if not jobs:
                 exe.failed[config] = "no compile command found for its objects"
@@ -377,11 +376,11 @@ def llvm_size(path: Path) -> dict:
 
 def compile_exe(exe: Exe, config: str, args: argparse.Namespace, r: int) -> None:
     try:
-        with dist_bench.in_dir(build_dir(args, config)):
-            cpu, wall = compile_bench.run_jobs(exe.jobs[config], args.jobs)
+        with in_dir(build_dir(args, config)):
+            cpu, wall = run_jobs(exe.jobs[config], args.jobs)
         exe.compile_cpu[config][r] = sum(cpu)
         exe.compile_wall[config][r] = wall
-    except compile_bench.CompileError as e:
+    except CompileError as e:
         fail(exe, config, f"round {r + 1}: {e}")
 
 
@@ -391,13 +390,13 @@ def link_exe(exe: Exe, binary: str, args: argparse.Namespace, r: int) -> None:
     out.parent.mkdir(parents=True, exist_ok=True)
     out.unlink(missing_ok=True)
     try:
-        cpu, wall, _ = link_bench.timed_run(argv, f"link {exe.short} [{binary}]",
+        cpu, wall, _ = timed_run(argv, f"link {exe.short} [{binary}]",
                                             exe.link[binary.split("-")[0]].cwd)
         if not out.is_file() or out.stat().st_size == 0:
             raise LinkError(f"link {exe.short} [{binary}] exited 0 but wrote no "
                             f"binary:\n  {shlex.join(argv)}")
         exe.size.setdefault(binary, []).append(
-            {**llvm_size(out), "sha256": link_bench.sha256(out)})
+            {**llvm_size(out), "sha256": sha256(out)})
     except LinkError as e:
         fail(exe, binary, f"round {r + 1}: {e}")
         return
@@ -483,19 +482,19 @@ def run_rounds(exes: List[Exe], args: argparse.Namespace) -> dict:
             exe.runs[b] = [[] for _ in range(rounds)]
     phases = []
     for r in range(rounds):
-        machine, ours = remote_bench.machine_cpu(), dist_realcode.own_cpu()
+        machine, ours = machine_cpu(), own_cpu()
         spent = {}
         start = time.perf_counter()
         print(f"round {r + 1}/{rounds}: compile", flush=True)
         for exe in exes:
-            for config in compile_bench.rotated(args.configs, r):
+            for config in rotated(args.configs, r):
                 if config not in exe.failed:
                     compile_exe(exe, config, args, r)
         spent["compile"] = time.perf_counter() - start
         start = time.perf_counter()
         print(f"round {r + 1}/{rounds}: link", flush=True)
         for exe in exes:
-            for binary in compile_bench.rotated(bins, r):
+            for binary in rotated(bins, r):
                 if alive(exe, binary):
                     link_exe(exe, binary, args, r)
         spent["link"] = time.perf_counter() - start
@@ -503,14 +502,14 @@ def run_rounds(exes: List[Exe], args: argparse.Namespace) -> dict:
         print(f"round {r + 1}/{rounds}: run", flush=True)
         for exe in exes:
             for k in range(args.runs):
-                for binary in compile_bench.rotated(bins, r + k):
+                for binary in rotated(bins, r + k):
                     if alive(exe, binary):
                         run_exe(exe, binary, args, r, k)
             print(f"  {exe.short:44} " + " ".join(
                 f"{b} {best_run(exe, b, r):.3f}" if best_run(exe, b, r) is not None
                 else f"{b} FAIL" for b in bins), flush=True)
         spent["run"] = time.perf_counter() - start
-        others = (remote_bench.machine_cpu() - machine) - (dist_realcode.own_cpu() - ours)
+        others = (machine_cpu() - machine) - (own_cpu() - ours)
         spent["others_cpu"] = max(others, 0.0)
         phases.append(spent)
         print(f"  round {r + 1}: compile {spent['compile']:.0f} s, link {spent['link']:.0f} s, "
@@ -531,7 +530,7 @@ def best_run(exe: Exe, binary: str, r: int) -> Optional[float]:
 
 def count_instructions(exes: List[Exe], args: argparse.Namespace) -> dict:
     """The N largest TUs (by source bytes) compiled once per configuration
-    under valgrind (compile_bench.count_instructions)."""
+    under valgrind (count_job_instructions)."""
     tus = []  # (bytes, exe, index)
     for exe in exes:
         if all(c in exe.jobs and c not in exe.failed for c in args.configs):
@@ -543,10 +542,10 @@ def count_instructions(exes: List[Exe], args: argparse.Namespace) -> dict:
     counts: Dict[str, List[int]] = {}
     for config in args.configs:
         jobs = [exe.jobs[config][i] for _, exe, i in tus]
-        with dist_bench.in_dir(build_dir(args, config)), \
+        with in_dir(build_dir(args, config)), \
                 ThreadPoolExecutor(args.jobs) as pool:
             counts[config] = list(pool.map(
-                lambda job: compile_bench.count_instructions([job], 1, args.valgrind_tool),
+                lambda job: count_job_instructions([job], 1, args.valgrind_tool),
                 jobs))
         print(f"  {config}: {sum(counts[config]):,}", flush=True)
     return {"tool": args.valgrind_tool,
@@ -587,12 +586,6 @@ def cell(value: Optional[float], r: Optional[dict], spec: str = ".2f") -> str:
     if value is None:
         return "FAIL"
     return fmt(value, spec) + ("" if r is None else f" ({r['median']:.3f})")
-
-
-def table(head: List[str], rows: List[List[str]]) -> str:
-    lines = ["| " + " | ".join(head) + " |", "|---|" + "---:|" * (len(head) - 1)]
-    lines += ["| " + " | ".join(row) + " |" for row in rows]
-    return "\n".join(lines)
 
 
 def exe_row(exe: Exe, args: argparse.Namespace) -> dict:
@@ -833,7 +826,7 @@ def parse_args(argv: Optional[List[str]]) -> argparse.Namespace:
     ap.add_argument("--instructions", type=int, default=0, metavar="N",
                     help="also count compile instructions under valgrind for the N "
                          "largest TUs, once per configuration (slow: 60-100x a compile)")
-    ap.add_argument("--valgrind-tool", choices=sorted(compile_bench.VALGRIND_TOOLS),
+    ap.add_argument("--valgrind-tool", choices=sorted(VALGRIND_TOOLS),
                     default="cachegrind",
                     help="how --instructions counts: cachegrind --cache-sim=no (default, "
                          "~1.5x faster) or callgrind (as compile_bench.py)")
@@ -892,7 +885,7 @@ def tool_hashes(args: argparse.Namespace) -> Dict[str, str]:
     paths = [LLVM_BIN / "clang", LLVM_BIN / "ld.lld"]
     if any(SPEC[c].ulto for c in args.configs):
         paths.append(args.ulto_bin / "ulto-clang")
-    return {str(p): link_bench.sha256(p) for p in paths}
+    return {str(p): sha256(p) for p in paths}
 
 
 def benchmark(args: argparse.Namespace) -> Tuple[dict, str]:
@@ -973,8 +966,8 @@ def benchmark(args: argparse.Namespace) -> Tuple[dict, str]:
 def main(argv: Optional[List[str]] = None) -> int:
     args = parse_args(argv)
     args.failed = False
-    args.build = args.out  # where link_bench.report_main writes the report
-    status = link_bench.report_main(args, benchmark, REPORT)
+    args.build = args.out  # where report_main writes the report
+    status = report_main(args, benchmark, REPORT)
     if status == 0 and args.failed:
         print("ERROR: some executables failed to build, link or verify (see PROBLEM above)",
               file=sys.stderr)

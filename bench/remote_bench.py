@@ -48,16 +48,17 @@ from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import compile_bench  # noqa: E402  (sibling scripts, imported after sys.path setup)
 import dist_bench  # noqa: E402
 import link_bench  # noqa: E402
+from ultobench.rounds import ratio, rotated
+from ultobench.errors import LinkError
+from ultobench.tables import report_main
+from ultobench.toolchain import BENCH_DIR, LLVM_BIN, sha256
+from ultobench.measure import machine_cpu, server_cpu
 
-LLVM_BIN = dist_bench.LLVM_BIN
-BENCH_DIR = dist_bench.BENCH_DIR
 WITH_REMOTE_WORKER = (BENCH_DIR.parent / "test" / "tools" / "ulto-dist" / "Inputs" /
                       "with-remote-worker.sh")
 REMOTE_URL = "grpc://127.0.0.1:8980"  # where with-remote-worker.sh's server listens
-LinkError = link_bench.LinkError
 DistConfig = dist_bench.DistConfig
 
 # Rotation slots; the two remote links share a server and run as one slot.
@@ -163,20 +164,6 @@ def median_stats(rounds: List[dict]) -> dict:
 
 # --- The server -------------------------------------------------------------------------
 
-def server_cpu(server_dir: Path) -> Tuple[float, float]:
-    """CPU s of the running RemoteWorker JVM itself (utime+stime) and of the
-    children it has waited for, the actions' compilers (cutime+cstime)."""
-    pid = (server_dir / "server.pid").read_text().strip()
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    ticks = [int(f) / os.sysconf("SC_CLK_TCK") for f in fields[11:15]]
-    return ticks[0] + ticks[1], ticks[2] + ticks[3]
-
-
-def machine_cpu() -> float:
-    """CPU s every process on the machine has used since boot (/proc/stat)."""
-    fields = [int(f) for f in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
-    user, nice, system, _idle, _iowait, irq, softirq, steal = fields[:8]
-    return (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
 
 
 def server_env(args: argparse.Namespace) -> Dict[str, str]:
@@ -317,7 +304,7 @@ def run_rounds(configs: Dict[str, DistConfig], tree: Path, inputs: link_bench.In
     extras: Dict[str, List[dict]] = {name: [] for name in configs}
     phases: Dict[str, List[dict]] = {name: [] for name in configs if name != "lld-inproc"}
     for r in range(args.rounds):
-        for slot in compile_bench.rotated(SLOTS, r):
+        for slot in rotated(SLOTS, r):
             if slot == "ulto-remote":
                 previous = args.build / "server" / f"round-{r}"
                 shutil.rmtree(previous, ignore_errors=True)  # only the last round's is kept
@@ -353,7 +340,7 @@ def summarise(config: DistConfig, configs: Dict[str, DistConfig],
            "stderr_other": config.messages, "rounds": extras}
     for base in ("lld-inproc", "ulto-local"):
         for what in ("wall", "cpu"):
-            row[f"{what}_vs_{base}"] = dist_bench.ratio(config, configs[base],
+            row[f"{what}_vs_{base}"] = ratio(config, configs[base],
                                                         f"{what}_rounds")
     for key in ("jobs", "remote", "hits", "local", "sent_bytes", "inputs_bytes",
                 "in_flight", "ulto_wall_s", "server_cpu_s", "server_jvm_cpu_s",
@@ -571,7 +558,7 @@ def check_tools(args: argparse.Namespace) -> None:
 def benchmark(args: argparse.Namespace) -> Tuple[dict, str]:
     check_tools(args)
     # Which build was measured, read before anything runs (it is rebuilt often).
-    sha = {p.name: link_bench.sha256(p)
+    sha = {p.name: sha256(p)
            for p in (args.ulto_bin / "ld.ulto", args.ulto_bin / "ulto",
                      args.ulto_bin / "ulto-clang++")}
     build, tree = args.build, args.build / "tree"
@@ -618,7 +605,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     args = parse_args(argv)
     if args.phase == "remote":
         return remote_phase(args)
-    return link_bench.report_main(args, benchmark, "remote.json")
+    return report_main(args, benchmark, "remote.json")
 
 
 if __name__ == "__main__":

@@ -57,17 +57,18 @@ from typing import Dict, List, Optional
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import concurrent_links  # noqa: E402  (sibling scripts, imported after sys.path setup)
 import dist_realcode  # noqa: E402
-import link_bench  # noqa: E402
 import remote_bench  # noqa: E402
+from ultobench.errors import LinkError
+from ultobench.measure import server_cpu, timed_run
+from ultobench.tables import report_main
+from ultobench.workdir import fresh_own_dir
+from ultobench.toolchain import BENCH_DIR, LLVM_BIN
 
-LLVM_BIN = dist_realcode.LLVM_BIN
-BENCH_DIR = dist_realcode.BENCH_DIR
 WITH_REMOTE_WORKER = remote_bench.WITH_REMOTE_WORKER
 URLS = {"grpc": "grpc://127.0.0.1:8980", "http": "http://127.0.0.1:8981/ulto"}
 CONFIGS = ["none", "grpc-cold", "grpc-warm", "http-cold", "http-warm"]
 RATIOS = [("grpc-cold", "none"), ("http-cold", "none"),
           ("grpc-warm", "grpc-cold"), ("http-warm", "http-cold")]
-LinkError = link_bench.LinkError
 
 # "...; remote cache URL: 4 hits, 0 misses, ..., 0 uploaded; 10.2 KiB down, 0 B up)"
 REMOTE = re.compile(r"remote cache \S+: (\d+) hits?, (\d+) miss(?:es)?,.*?; "
@@ -91,15 +92,15 @@ def link_options(config: str, args: argparse.Namespace, cache: Path,
     return options
 
 
-def server_cpu(args: argparse.Namespace) -> float:
+def phase_server_cpu(args: argparse.Namespace) -> float:
     """CPU s of the round's server so far (0 outside a round)."""
-    return sum(remote_bench.server_cpu(args.phase_server)) if args.phase_server else 0.0
+    return sum(server_cpu(args.phase_server)) if args.phase_server else 0.0
 
 
 def link(target: dist_realcode.Target, config: str, args: argparse.Namespace,
          platform: Optional[str] = None) -> dict:
     """One timed link with an empty local cache; its figures."""
-    server_before = server_cpu(args)
+    server_before = phase_server_cpu(args)
     out = args.relink_dir / config / target.name
     out.parent.mkdir(parents=True, exist_ok=True)
     out.unlink(missing_ok=True)
@@ -108,9 +109,9 @@ def link(target: dist_realcode.Target, config: str, args: argparse.Namespace,
         argv = [str(driver), *target.argv[1:]] + link_options(config, args, Path(cache),
                                                               platform)
         argv[argv.index("-o") + 1] = str(out)
-        cpu, wall, stderr = link_bench.timed_run(argv, f"link {target.short} [{config}]",
+        cpu, wall, stderr = timed_run(argv, f"link {target.short} [{config}]",
                                                  target.cwd)
-    result = {"wall": wall, "cpu": cpu, "server_cpu": server_cpu(args) - server_before,
+    result = {"wall": wall, "cpu": cpu, "server_cpu": phase_server_cpu(args) - server_before,
               "hits": 0, "down": 0, "up": 0,
               "warnings": [line for line in stderr.splitlines() if "warning" in line]}
     if config != "none":
@@ -234,7 +235,7 @@ def benchmark(args: argparse.Namespace) -> tuple:
     if not targets:
         raise LinkError(f"no executables with bitcode in {args.build}: build them with "
                         f"dist_realcode.py first")
-    link_bench.fresh_own_dir(args.relink_dir, "--relink-dir", mine=True)
+    fresh_own_dir(args.relink_dir, "--relink-dir", mine=True)
     dist_realcode.set_link_environment(args)
     for target in targets:  # Warm-up: the page cache, untimed.
         link(target, "none", args)
@@ -282,7 +283,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     if args.phase_round is not None:
         return phase_round(args)
     args.failed = False
-    status = link_bench.report_main(args, benchmark, "remote-cache.json")
+    status = report_main(args, benchmark, "remote-cache.json")
     return 1 if status == 0 and args.failed else status
 
 

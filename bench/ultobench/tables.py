@@ -1,0 +1,33 @@
+"""Markdown tables, the figures in them, and printing a report."""
+
+import json
+import sys
+from typing import List, Optional
+
+from ultobench.errors import LinkError
+
+
+def fmt(value: Optional[float], spec: str) -> str:
+    return "–" if value is None else format(value, spec)
+
+
+def table(head: List[str], rows: List[List[str]]) -> str:
+    lines = ["| " + " | ".join(head) + " |", "|---|" + "---:|" * (len(head) - 1)]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def report_main(args, run, report_name: str) -> int:
+    """Runs a benchmark, prints its table and writes its JSON report;
+    shared by the link-side benchmarks."""
+    try:
+        report, text = run(args)
+    except LinkError as e:
+        print(f"ERROR: {e}", file=sys.stderr)
+        return 1
+    print()
+    print(text)
+    out = args.build / report_name
+    out.write_text(json.dumps(report, indent=2) + "\n")
+    print(f"\nwrote {out}")
+    return 0
