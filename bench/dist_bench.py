@@ -34,29 +34,23 @@ run and its output compared with the corpus's expected_output.txt.
 
 import argparse
 import filecmp
-import os
-import re
-import shlex
 import shutil
 import statistics
 import subprocess
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Tuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import link_bench  # noqa: E402
 from ultobench.corpus import plan_units
 from ultobench.errors import CompileError, LinkError
 from ultobench.jobs import compile_jobs, Config, run_jobs
 from ultobench.rounds import ratio, rotated
-from ultobench.toolchain import BENCH_DIR, LLVM_BIN, own_workers, sha256, ULTO_SUMMARY
-from ultobench.measure import timed_run
+from ultobench.toolchain import BENCH_DIR, LLVM_BIN, sha256, variant_bins
 from ultobench.tables import fmt, report_main
-from ultobench.workdir import fresh_own_dir, in_dir
+from ultobench.workdir import in_dir
+from ultobench.corpuslink import build_first, check_dist_tools, COMPILE_FLAGS, DistConfig, Inputs, link_argv, link_once, make_bin, record_link, VARIANT_PREFIX
 
-SEQ_DISTRIBUTOR = BENCH_DIR / "seq_distributor.py"
 
 # Rotation slots: the three ulto-dist links depend on each other's cache, so
 # they run together, in this order, as one slot.
@@ -64,66 +58,17 @@ SLOTS = ["lld-inproc", "lld-dtlto-seq", "ulto-dist-spawn", "ulto-dist-per-job",
          "ulto-dist-nocache", "ulto-dist"]
 ULTO_CHAIN = ["ulto-dist-cold", "ulto-dist-nochange", "ulto-dist-onechange"]
 SECOND_DIR = "ulto-dist-second-dir"
-# The links without a cache, and their own options.
-NO_CACHE = {"ulto-dist-spawn": ["-Wl,--dist-spawn"],
-            "ulto-dist-per-job": ["-Wl,--dist-jobs-per-process=1"],
-            "ulto-dist-nocache": []}
-# A --variant-bin's configuration: ulto-dist-nocache with another build.
-VARIANT_PREFIX = "ulto-dist-nocache-"
 
-SEQ_SUMMARY = re.compile(r"^seq_distributor: (\d+) jobs, wall .*$", re.M)
-
-
-@dataclass
-class DistConfig:
-    name: str
-    label: str     # what check_binary's messages call it
-    linker: Path   # given to clang++ as --ld-path
-    mode: str      # the -Wl,--lto= value
-    output: Path   # absolute; the link writes it as bin/<name> in its tree
-    cpu_rounds: List[float] = field(default_factory=list)
-    wall_rounds: List[float] = field(default_factory=list)
-    jobs_rounds: List[Optional[int]] = field(default_factory=list)
-    cached_rounds: List[Optional[int]] = field(default_factory=list)
-    executed_rounds: List[Optional[int]] = field(default_factory=list)
-    parallelism: Optional[int] = None
-    sizes: List[int] = field(default_factory=list)
-    messages: List[str] = field(default_factory=list)  # other stderr lines, deduplicated
-
-
-@dataclass
-class LinkResult:
-    cpu: float
-    wall: float
-    size: int
-    jobs: Optional[int] = None      # backend jobs, from the distributor's summary line
-    cached: Optional[int] = None
-    executed: Optional[int] = None
-    parallelism: Optional[int] = None
-    summary: str = ""               # ulto dist's summary line, as printed
-    other_stderr: List[str] = field(default_factory=list)
 
 
 # --- Helpers -------------------------------------------------------------------------
 
 
 
-def check_tools(ulto_bin: Path) -> None:
-    """Every program the run needs, before anything is built."""
-    needed = [ulto_bin / "ulto-clang++", ulto_bin / "ld.ulto", ulto_bin / "ulto",
-              LLVM_BIN / "clang++", LLVM_BIN / "clang", LLVM_BIN / "ld.lld",
-              LLVM_BIN / "llvm-ar", Path(sys.executable)]
-    missing = [str(p) for p in needed if not os.access(p, os.X_OK)]
-    if not SEQ_DISTRIBUTOR.is_file():
-        missing.append(str(SEQ_DISTRIBUTOR))
-    if missing:
-        raise LinkError("missing (or not executable):\n  " + "\n  ".join(missing))
-
-
 def unit_compiler(ulto_bin: Path) -> Config:
-    """The compile link_bench.build_inputs does, for recompiling here."""
+    """The compile build_inputs does, for recompiling here."""
     return Config("U", "ulto-clang++ -flto -funified-lto",
-                                ulto_bin / "ulto-clang++", link_bench.COMPILE_FLAGS)
+                                ulto_bin / "ulto-clang++", COMPILE_FLAGS)
 
 
 def compile_in(tree: Path, ulto_bin: Path, sources: List[str],
@@ -142,29 +87,10 @@ def compile_in(tree: Path, ulto_bin: Path, sources: List[str],
 
 # --- Building the inputs ---------------------------------------------------------------
 
-def build_first(args: argparse.Namespace, tree: Path) -> link_bench.Inputs:
-    """Corpus, objects and archive in `tree`, all named relative to it."""
-    tree.mkdir(parents=True)
-    with in_dir(tree):
-        inputs = link_bench.build_inputs(args, Path("corpus"), Path("obj"))
-    make_bin(args, tree)
-    return inputs
-
-
-def make_bin(args: argparse.Namespace, tree: Path) -> None:
-    """The tree's bin/, where its links write, and so where lld writes a
-    distributed link's index shards and objects: a directory, or with
-    --bin-dir a symbolic link to a fresh one there."""
-    if not args.bin_dir:
-        (tree / "bin").mkdir()
-        return
-    target = args.bin_dir / tree.name
-    fresh_own_dir(target, "--bin-dir")
-    (tree / "bin").symlink_to(target, target_is_directory=True)
 
 
 def build_second(args: argparse.Namespace, first: Path, second: Path,
-                 inputs: link_bench.Inputs) -> dict:
+                 inputs: Inputs) -> dict:
     """The same build at another absolute path: the sources copied, compiled
     with the same relative commands, the archive made the same way."""
     second.mkdir(parents=True)
@@ -189,7 +115,7 @@ def build_second(args: argparse.Namespace, first: Path, second: Path,
             "link_inputs": len(files), "link_inputs_differing": differ}
 
 
-def touch_target(args: argparse.Namespace, inputs: link_bench.Inputs) -> str:
+def touch_target(args: argparse.Namespace, inputs: Inputs) -> str:
     """The unit the onechange link edits: the first public unit linked as an
     object (main.cpp calls every public unit, so its module is imported from);
     failing that, the first generated unit linked as an object."""
@@ -228,98 +154,7 @@ def make_configs(ulto_bin: Path, tree: Path,
             for name, label, linker, mode in specs}
 
 
-def link_argv(config: DistConfig, inputs: link_bench.Inputs, thinlto_jobs: Optional[int],
-              cache: Optional[Path], options: Sequence[str] = ()) -> List[str]:
-    """The link through clang-22's driver, inputs and output relative to the
-    tree it runs in. A distributed link without a cache gets --no-dist-cache;
-    `options` (e.g. -Wl,--dist-remote=...) come after the config's own."""
-    extra: List[str] = []
-    if config.name == "lld-dtlto-seq":
-        # The interpreter as the distributor: works whatever the script's mode.
-        extra = [f"-Wl,--thinlto-distributor={sys.executable}",
-                 f"-Wl,--thinlto-distributor-arg={SEQ_DISTRIBUTOR}",
-                 f"-Wl,--thinlto-remote-compiler={LLVM_BIN / 'clang'}"]
-    elif config.name in NO_CACHE or config.name.startswith(VARIANT_PREFIX):
-        extra = ["-Wl,--no-dist-cache", *NO_CACHE.get(config.name, []),
-                 *own_workers(config.linker)]
-        if thinlto_jobs:
-            extra.append(f"-Wl,--dist-jobs={thinlto_jobs}")
-    elif config.mode == "distributed":
-        extra = [f"-Wl,--dist-cache-dir={cache}" if cache else "-Wl,--no-dist-cache",
-                 *own_workers(config.linker)]
-        if thinlto_jobs:
-            extra.append(f"-Wl,--dist-jobs={thinlto_jobs}")
-    elif thinlto_jobs:
-        extra = [f"-Wl,--thinlto-jobs={thinlto_jobs}"]
-    return [str(LLVM_BIN / "clang++"), "-fuse-ld=lld", f"--ld-path={config.linker}",
-            "-O2", "-flto=thin", f"-Wl,--lto={config.mode}", *extra, *options,
-            *map(str, inputs.objects), str(inputs.archive),
-            "-o", str(Path("bin") / config.output.name)]
-
-
-def link_once(config: DistConfig, tree: Path, inputs: link_bench.Inputs, expected: str,
-              thinlto_jobs: Optional[int], cache: Optional[Path] = None,
-              options: Sequence[str] = ()) -> LinkResult:
-    """One timed link in `tree`, its program checked, its distributor's
-    summary line read."""
-    argv = link_argv(config, inputs, thinlto_jobs, cache, options)
-    output = tree / "bin" / config.output.name
-    output.unlink(missing_ok=True)
-    cpu, wall, stderr = timed_run(argv, f"link {config.name}", tree)
-    checked = DistConfig(config.name, config.label, config.linker, config.mode, output)
-    size = link_bench.check_binary(checked, expected, argv)
-    result = LinkResult(cpu, wall, size)
-    if config.mode == "distributed":
-        found = ULTO_SUMMARY.findall(stderr)
-        if len(found) != 1:
-            raise LinkError(f"link {config.name}: expected one `ulto dist:` summary line "
-                            f"on stderr, found {len(found)}:\n  {shlex.join(argv)}\n{stderr}")
-        jobs, cached, executed, failed, _, at_once = found[0]
-        result.summary = ULTO_SUMMARY.search(stderr).group(0)
-        result.jobs, result.cached, result.executed = int(jobs), int(cached), int(executed)
-        result.parallelism = int(at_once)
-        if int(failed):
-            raise LinkError(f"link {config.name}: ulto dist reports {failed} failed jobs "
-                            f"but the link succeeded:\n{stderr}")
-        summary = ULTO_SUMMARY
-    elif config.name == "lld-dtlto-seq":
-        found = SEQ_SUMMARY.findall(stderr)
-        if len(found) != 1:
-            raise LinkError(f"link {config.name}: expected one `seq_distributor:` summary "
-                            f"line on stderr, found {len(found)}:\n  {shlex.join(argv)}\n"
-                            f"{stderr}")
-        result.jobs = int(found[0])
-        summary = SEQ_SUMMARY
-    else:
-        summary = None
-    result.other_stderr = [line for line in stderr.splitlines()
-                           if line.strip() and not (summary and summary.match(line))]
-    return result
-
-
-def record(config: DistConfig, result: LinkResult, r: int, rounds: int) -> None:
-    config.cpu_rounds.append(result.cpu)
-    config.wall_rounds.append(result.wall)
-    config.sizes.append(result.size)
-    config.jobs_rounds.append(result.jobs)
-    config.cached_rounds.append(result.cached)
-    config.executed_rounds.append(result.executed)
-    if result.parallelism is not None:
-        config.parallelism = result.parallelism
-    for line in result.other_stderr:
-        if line not in config.messages:
-            config.messages.append(line)
-            print(f"  [{config.name} stderr] {line}", flush=True)
-    jobs = ""
-    if result.jobs is not None:
-        jobs = f"  jobs {result.jobs}"
-        if result.executed is not None:
-            jobs += f" ({result.cached} cached, {result.executed} executed)"
-    print(f"  round {r + 1}/{rounds} {config.name:19}: cpu {result.cpu:7.2f} s  "
-          f"wall {result.wall:7.2f} s{jobs}", flush=True)
-
-
-def one_change(configs: Dict[str, DistConfig], tree: Path, inputs: link_bench.Inputs,
+def one_change(configs: Dict[str, DistConfig], tree: Path, inputs: Inputs,
                expected: str, args: argparse.Namespace, cache: Path, unit: str,
                r: int) -> dict:
     """Edit `unit` (a new unused function, so the output stays the same),
@@ -334,7 +169,7 @@ def one_change(configs: Dict[str, DistConfig], tree: Path, inputs: link_bench.In
         if obj.read_bytes() == original_obj:
             raise LinkError(f"editing {source} did not change {obj}")
         config = configs["ulto-dist-onechange"]
-        record(config, link_once(config, tree, inputs, expected, args.thinlto_jobs, cache),
+        record_link(config, link_once(config, tree, inputs, expected, args.thinlto_jobs, cache),
                r, args.rounds)
     finally:
         source.write_text(original_source)
@@ -348,7 +183,7 @@ def one_change(configs: Dict[str, DistConfig], tree: Path, inputs: link_bench.In
             "compile_wall_s": compile_wall, "restored_object_identical": identical}
 
 
-def run_rounds(configs: Dict[str, DistConfig], tree: Path, inputs: link_bench.Inputs,
+def run_rounds(configs: Dict[str, DistConfig], tree: Path, inputs: Inputs,
                expected: str, args: argparse.Namespace, cache_root: Path,
                unit: str) -> Tuple[Path, List[dict]]:
     """Each round links every configuration once, the slots in rotating
@@ -364,7 +199,7 @@ def run_rounds(configs: Dict[str, DistConfig], tree: Path, inputs: link_bench.In
         for slot in rotated(SLOTS + list(args.variant_bins), r):
             if slot != "ulto-dist":
                 config = configs[slot]
-                record(config, link_once(config, tree, inputs, expected, args.thinlto_jobs),
+                record_link(config, link_once(config, tree, inputs, expected, args.thinlto_jobs),
                        r, args.rounds)
                 continue
             if cache != cache_root:
@@ -373,7 +208,7 @@ def run_rounds(configs: Dict[str, DistConfig], tree: Path, inputs: link_bench.In
             shutil.rmtree(cache, ignore_errors=True)
             for name in ULTO_CHAIN[:2]:
                 config = configs[name]
-                record(config, link_once(config, tree, inputs, expected,
+                record_link(config, link_once(config, tree, inputs, expected,
                                          args.thinlto_jobs, cache), r, args.rounds)
             changes.append(one_change(configs, tree, inputs, expected, args, cache,
                                       unit, r))
@@ -545,7 +380,7 @@ def parse_args(argv: Optional[List[str]]) -> argparse.Namespace:
                          "(repeatable)")
     args = ap.parse_args(argv)
     # The prefix makes no name of the fixed configurations.
-    args.variant_bins = link_bench.variant_bins(ap, args.variant_bin, VARIANT_PREFIX, [])
+    args.variant_bins = variant_bins(ap, args.variant_bin, VARIANT_PREFIX, [])
     if min(args.units, args.rounds, args.jobs) < 1:
         ap.error("--units, --rounds and --jobs must be positive")
     if args.thinlto_jobs is not None and args.thinlto_jobs < 1:
@@ -558,7 +393,7 @@ def parse_args(argv: Optional[List[str]]) -> argparse.Namespace:
 
 
 def benchmark(args: argparse.Namespace) -> Tuple[dict, str]:
-    check_tools(args.ulto_bin)
+    check_dist_tools(args.ulto_bin)
     build = args.build
     first, second, cache_root = build / "first", build / "second", build / "cache"
     for d in (first, second, cache_root):
@@ -579,7 +414,7 @@ def benchmark(args: argparse.Namespace) -> Tuple[dict, str]:
     second_info = build_second(args, first, second, inputs)
     config = configs[SECOND_DIR]
     config.output = second / "bin" / SECOND_DIR
-    record(config, link_once(config, second, inputs, expected, args.thinlto_jobs, cache),
+    record_link(config, link_once(config, second, inputs, expected, args.thinlto_jobs, cache),
            0, 1)
 
     rows = [summarise(c, configs) for c in configs.values()]

@@ -55,9 +55,8 @@ from typing import Dict, List, Optional, Tuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import concurrent_links  # noqa: E402
-import link_bench  # noqa: E402
 from ultobench.rounds import rotated
-from ultobench.toolchain import BENCH_DIR, LLVM_BIN, sha256, ULTO_SUMMARY, WorkerServices
+from ultobench.toolchain import BENCH_DIR, LLVM_BIN, sha256, ULTO_SUMMARY, variant_bins, WorkerServices
 from ultobench.errors import LinkError
 from ultobench.measure import machine_cpu, own_cpu, run_logged, timed_run
 from ultobench.tables import report_main
@@ -553,7 +552,7 @@ def parse_args(argv: Optional[List[str]]) -> argparse.Namespace:
         ap.error(f"--configs takes a subset of {','.join(CONFIGS)}")
     if args.baseline_bin:
         args.variant_bin.append(f"baseline={args.baseline_bin}")
-    args.variant_bins = link_bench.variant_bins(ap, args.variant_bin, VARIANT_PREFIX,
+    args.variant_bins = variant_bins(ap, args.variant_bin, VARIANT_PREFIX,
                                                 CONFIGS)
     # Canonical order, the variants last.
     args.configs = [c for c in CONFIGS if c in args.configs] + list(args.variant_bins)

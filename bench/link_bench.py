@@ -23,7 +23,6 @@ a rotating order, and ratios are medians of per-round pairs.
 
 import argparse
 import os
-import re
 import shlex
 import shutil
 import statistics
@@ -36,16 +35,14 @@ from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from ultobench.corpus import Corpus, write_corpus
 from ultobench.errors import CompileError, LinkError
-from ultobench.jobs import compile_jobs, Config, Job, run_jobs
+from ultobench.jobs import Job
 from ultobench.measure import count_instructions as count_job_instructions, timed_run
 from ultobench.rounds import rotated
 from ultobench.toolchain import BENCH_DIR, LLVM_BIN, sha256
 from ultobench.tables import report_main
+from ultobench.corpuslink import build_inputs, check_binary, Inputs
 
-COMPILE_FLAGS = ["-flto", "-funified-lto"]  # compile_bench adds -c -O2 -std=c++17
-ARCHIVE = "libunits.a"
 MODES = ("thin", "full")
 
 
@@ -66,61 +63,8 @@ class LinkConfig:
         return f"{self.linker} --lto={self.mode}"
 
 
-@dataclass
-class Inputs:
-    objects: List[Path]   # linked as objects, in this order, before the archive
-    archive: Path
-    members: List[str]    # sources whose objects are in the archive
-
-
 # --- Building the inputs ---------------------------------------------------------
 
-def archive_members(corpus: Corpus, units: int) -> List[str]:
-    """About half the generated units, spread evenly over the public ones.
-
-    Internal-only units stay objects: nothing refers to them, so as archive
-    members they would not be loaded and their registrations would be lost.
-    """
-    internal = set(corpus.internal)
-    public = [s for s in corpus.sources if s.startswith("u") and s not in internal]
-    target = min(len(public), units // 2)
-    if target == 0:
-        return []
-    step = len(public) / target
-    return [public[int(k * step)] for k in range(target)]
-
-
-def build_inputs(args: argparse.Namespace, corpus_dir: Path, obj_dir: Path) -> Inputs:
-    ulto_clang = args.ulto_bin / "ulto-clang++"
-    if not os.access(ulto_clang, os.X_OK):
-        raise LinkError(f"{ulto_clang} not found (or not executable)")
-    corpus = write_corpus(corpus_dir, args.units, args.seed)
-    print(f"corpus: {len(corpus.sources)} sources in {corpus_dir} "
-          f"({len(corpus.internal)} internal-only units)", flush=True)
-
-    compiler = Config("U", "ulto-clang++ -flto -funified-lto",
-                                    ulto_clang, COMPILE_FLAGS)
-    jobs = compile_jobs(compiler, corpus_dir, corpus.sources, obj_dir)
-    try:
-        cpu, wall = run_jobs(jobs, args.jobs)
-    except CompileError as e:
-        raise LinkError(str(e)) from e
-    print(f"compiled {len(jobs)} sources: cpu {sum(cpu):.1f} s, wall {wall:.1f} s",
-          flush=True)
-
-    members = archive_members(corpus, args.units)
-    in_archive = set(members)
-    archive = obj_dir / ARCHIVE
-    archive.unlink(missing_ok=True)
-    proc = subprocess.run([str(LLVM_BIN / "llvm-ar"), "rcs", str(archive),
-                           *(str(j.output) for j in jobs if j.source in in_archive)],
-                          capture_output=True, text=True)
-    if proc.returncode != 0:
-        raise LinkError(f"llvm-ar failed:\n{proc.stderr}")
-    objects = [j.output for j in jobs if j.source not in in_archive]
-    print(f"archive: {len(members)} bitcode members in {archive}; "
-          f"{len(objects)} objects linked directly", flush=True)
-    return Inputs(objects, archive, members)
 
 
 # --- Linking -------------------------------------------------------------------------
@@ -156,37 +100,6 @@ def linker_argv(config: LinkConfig, inputs: Inputs, thinlto_jobs: int,
     if proc.returncode != 0 or len(lines) != 1:
         raise LinkError(f"cannot get the linker command from clang++ -###:\n{proc.stderr}")
     return shlex.split(lines[0])
-
-
-def variant_bins(ap: argparse.ArgumentParser, specs: List[str], prefix: str,
-                 taken: List[str]) -> Dict[str, Path]:
-    """--variant-bin NAME=DIR options as {prefix + NAME: DIR}, in order; a
-    malformed one, or a NAME given twice or making a name in `taken`, is
-    argparse's error."""
-    variants: Dict[str, Path] = {}
-    for spec in specs:
-        name, _, where = spec.partition("=")
-        config = prefix + name
-        if not re.fullmatch(r"[\w.-]+", name) or not where or config in taken \
-                or config in variants:
-            ap.error(f"--variant-bin {spec}: expected NAME=DIR, NAME new and a word")
-        variants[config] = Path(where).resolve()
-    return variants
-
-
-def check_binary(config: LinkConfig, expected: str, argv: List[str]) -> int:
-    """Run the linked program; its output must be the corpus's expected output.
-    Returns the binary's size."""
-    prog = config.output
-    if not prog.is_file() or prog.stat().st_size == 0:
-        raise LinkError(f"{config.label}: link exited 0 but {prog} is missing or empty:\n"
-                        f"  {shlex.join(argv)}")
-    proc = subprocess.run([str(prog)], capture_output=True, text=True)
-    if proc.returncode != 0 or proc.stdout != expected:
-        raise LinkError(f"{config.label}: {prog} printed the wrong output "
-                        f"(exit {proc.returncode}).\nlink command:\n  {shlex.join(argv)}\n"
-                        f"expected:\n{expected}got:\n{proc.stdout}{proc.stderr}")
-    return prog.stat().st_size
 
 
 def link_once(config: LinkConfig, inputs: Inputs, expected: str,

@@ -48,18 +48,17 @@ from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import dist_bench  # noqa: E402
-import link_bench  # noqa: E402
 from ultobench.rounds import ratio, rotated
 from ultobench.errors import LinkError
 from ultobench.tables import report_main
 from ultobench.toolchain import BENCH_DIR, LLVM_BIN, sha256
 from ultobench.measure import machine_cpu, server_cpu
+from ultobench.corpuslink import build_first, check_dist_tools, DistConfig, Inputs, link_argv, link_once, LinkResult, record_link
 
 WITH_REMOTE_WORKER = (BENCH_DIR.parent / "test" / "tools" / "ulto-dist" / "Inputs" /
                       "with-remote-worker.sh")
 REMOTE_URL = "grpc://127.0.0.1:8980"  # where with-remote-worker.sh's server listens
-DistConfig = dist_bench.DistConfig
+DistConfig = DistConfig
 
 # Rotation slots; the two remote links share a server and run as one slot.
 SLOTS = ["lld-inproc", "ulto-local", "ulto-remote"]
@@ -188,7 +187,7 @@ def trace_path(args: argparse.Namespace, name: str, r: int) -> Path:
 
 
 def link_options(config: DistConfig, args: argparse.Namespace, trace: Path) -> List[str]:
-    """What the configs add to dist_bench.link_argv's link (no cache given,
+    """What the configs add to link_argv's link (no cache given,
     so ulto links get --no-dist-cache): a time trace, and the server."""
     options: List[str] = []
     if config.mode == "distributed":
@@ -199,13 +198,13 @@ def link_options(config: DistConfig, args: argparse.Namespace, trace: Path) -> L
     return options
 
 
-def link(config: DistConfig, tree: Path, inputs: link_bench.Inputs, expected: str,
+def link(config: DistConfig, tree: Path, inputs: Inputs, expected: str,
          args: argparse.Namespace, r: int) -> dict:
-    """One timed, checked link (dist_bench.link_once). Returns the
+    """One timed, checked link (link_once). Returns the
     LinkResult's fields plus the summary line's figures."""
     options = link_options(config, args, trace_path(args, config.name, r))
     before = machine_cpu()
-    result = dist_bench.link_once(config, tree, inputs, expected, args.thinlto_jobs,
+    result = link_once(config, tree, inputs, expected, args.thinlto_jobs,
                                   None, options)
     out = {"result": dataclasses.asdict(result), "machine_cpu_s": machine_cpu() - before}
     if config.mode == "distributed":
@@ -218,7 +217,7 @@ def remote_phase(args: argparse.Namespace) -> int:
     one, each with the server's CPU over it; written to --result."""
     tree = args.build / "tree"
     saved = json.loads((tree / "inputs.json").read_text())
-    inputs = link_bench.Inputs([Path(p) for p in saved["objects"]], Path(saved["archive"]),
+    inputs = Inputs([Path(p) for p in saved["objects"]], Path(saved["archive"]),
                                saved["members"])
     expected = (tree / "corpus" / "expected_output.txt").read_text()
     configs = make_configs(args.ulto_bin, tree)
@@ -264,7 +263,7 @@ def run_remote(args: argparse.Namespace, r: int) -> dict:
 def record(config: DistConfig, out: dict, extras: Dict[str, List[dict]], r: int,
            rounds: int) -> None:
     """dist_bench's per-round bookkeeping and line, plus this script's figures."""
-    dist_bench.record(config, dist_bench.LinkResult(**out["result"]), r, rounds)
+    record_link(config, LinkResult(**out["result"]), r, rounds)
     extra = dict(out.get("summary") or {})
     extra["wall_s"] = out["result"]["wall"]
     for key in ("server_cpu_s", "server_jvm_cpu_s"):
@@ -295,7 +294,7 @@ def check_identical(tree: Path, r: int) -> None:
     print(f"  round {r + 1}: remote programs byte-identical to ulto-local's", flush=True)
 
 
-def run_rounds(configs: Dict[str, DistConfig], tree: Path, inputs: link_bench.Inputs,
+def run_rounds(configs: Dict[str, DistConfig], tree: Path, inputs: Inputs,
                expected: str, args: argparse.Namespace) -> Tuple[Dict[str, List[dict]],
                                                                  Dict[str, List[dict]]]:
     """Every round links each slot once, in rotating order. Returns the
@@ -546,7 +545,7 @@ def parse_args(argv: Optional[List[str]]) -> argparse.Namespace:
 
 
 def check_tools(args: argparse.Namespace) -> None:
-    dist_bench.check_tools(args.ulto_bin)
+    check_dist_tools(args.ulto_bin)
     missing = [tool for tool in ("java", "javac", "unshare", "timeout")
                if not shutil.which(tool)]
     if not os.access(WITH_REMOTE_WORKER, os.X_OK):
@@ -569,7 +568,7 @@ def benchmark(args: argparse.Namespace) -> Tuple[dict, str]:
         (build / ".gitignore").write_text("*\n")  # the default work dir ignores itself
     (build / "traces").mkdir()
 
-    inputs = dist_bench.build_first(args, tree)
+    inputs = build_first(args, tree)
     (tree / "inputs.json").write_text(json.dumps(
         {"objects": [str(p) for p in inputs.objects], "archive": str(inputs.archive),
          "members": inputs.members}, indent=2) + "\n")
@@ -589,7 +588,7 @@ def benchmark(args: argparse.Namespace) -> Tuple[dict, str]:
               "remote_jobs": args.remote_jobs, "worker_jobs": args.worker_jobs,
               "objects": len(inputs.objects), "archive_members": len(inputs.members),
               "sha256": sha,
-              "link_argv": {c.name: dist_bench.link_argv(
+              "link_argv": {c.name: link_argv(
                   c, inputs, args.thinlto_jobs, None,
                   link_options(c, args, build / "traces" / f"{c.name}-rN.json"))
                   for c in configs.values()},

@@ -2,6 +2,7 @@
 and the repository; facts about an ulto build (its sha256, whether ld.ulto
 has a worker service) and its worker services."""
 
+import argparse
 import functools
 import hashlib
 import os
@@ -10,7 +11,7 @@ import signal
 import subprocess
 import time
 from pathlib import Path
-from typing import List
+from typing import Dict, List
 
 LLVM_BIN = Path("/usr/lib/llvm-22/bin")
 BENCH_DIR = Path(__file__).resolve().parent.parent
@@ -84,3 +85,19 @@ def sha256(path: Path) -> str:
 # The executor's report, if any (remote_bench.py reads it), follows "at once; ".
 ULTO_SUMMARY = re.compile(r"^ulto dist: (\d+) jobs?: (\d+) cached, (\d+) executed, "
                           r"(\d+) failed \(([^,]+), (\d+) at once[;)].*$", re.M)
+
+
+def variant_bins(ap: argparse.ArgumentParser, specs: List[str], prefix: str,
+                 taken: List[str]) -> Dict[str, Path]:
+    """--variant-bin NAME=DIR options as {prefix + NAME: DIR}, in order; a
+    malformed one, or a NAME given twice or making a name in `taken`, is
+    argparse's error."""
+    variants: Dict[str, Path] = {}
+    for spec in specs:
+        name, _, where = spec.partition("=")
+        config = prefix + name
+        if not re.fullmatch(r"[\w.-]+", name) or not where or config in taken \
+                or config in variants:
+            ap.error(f"--variant-bin {spec}: expected NAME=DIR, NAME new and a word")
+        variants[config] = Path(where).resolve()
+    return variants
