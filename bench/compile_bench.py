@@ -34,13 +34,12 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
+
 from ultobench.corpus import write_corpus
 from ultobench.errors import CompileError
 from ultobench.jobs import COMMON_FLAGS, compile_jobs, Config, Job, run_jobs
 from ultobench.measure import count_instructions
 from ultobench.rounds import rotated
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 LLVM_BIN = Path("/usr/lib/llvm-22/bin")
 BENCH_DIR = Path(__file__).resolve().parent

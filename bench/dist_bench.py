@@ -41,16 +41,16 @@ import sys
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 from ultobench.corpus import plan_units
+from ultobench.corpuslink import (
+    build_first, check_dist_tools, COMPILE_FLAGS, DistConfig, Inputs, link_argv, link_once,
+    make_bin, record_link, VARIANT_PREFIX)
 from ultobench.errors import CompileError, LinkError
 from ultobench.jobs import compile_jobs, Config, run_jobs
-from ultobench.rounds import ratio, rotated
-from ultobench.toolchain import BENCH_DIR, LLVM_BIN, sha256, variant_bins
+from ultobench.rounds import median_of, ratio, rotated
 from ultobench.tables import fmt, report_main
+from ultobench.toolchain import BENCH_DIR, LLVM_BIN, sha256, variant_bins
 from ultobench.workdir import in_dir
-from ultobench.corpuslink import build_first, check_dist_tools, COMPILE_FLAGS, DistConfig, Inputs, link_argv, link_once, make_bin, record_link, VARIANT_PREFIX
-
 
 # Rotation slots: the three ulto-dist links depend on each other's cache, so
 # they run together, in this order, as one slot.
@@ -60,9 +60,7 @@ ULTO_CHAIN = ["ulto-dist-cold", "ulto-dist-nochange", "ulto-dist-onechange"]
 SECOND_DIR = "ulto-dist-second-dir"
 
 
-
 # --- Helpers -------------------------------------------------------------------------
-
 
 
 def unit_compiler(ulto_bin: Path) -> Config:
@@ -86,7 +84,6 @@ def compile_in(tree: Path, ulto_bin: Path, sources: List[str],
 
 
 # --- Building the inputs ---------------------------------------------------------------
-
 
 
 def build_second(args: argparse.Namespace, first: Path, second: Path,
@@ -218,12 +215,6 @@ def run_rounds(configs: Dict[str, DistConfig], tree: Path, inputs: Inputs,
 # --- Report ------------------------------------------------------------------------------
 
 
-
-def median_or_none(values: List[Optional[int]]) -> Optional[float]:
-    known = [v for v in values if v is not None]
-    return statistics.median(known) if known else None
-
-
 BASELINE = {"lld-dtlto-seq": "lld-inproc", "ulto-dist-cold": "lld-inproc",
             "ulto-dist-spawn": "lld-inproc", "ulto-dist-per-job": "lld-inproc",
             "ulto-dist-nocache": "lld-inproc",
@@ -255,9 +246,9 @@ def summarise(config: DistConfig, configs: Dict[str, DistConfig]) -> dict:
         "cpu_ratio_min": cpu_min, "wall_ratio_min": wall_min,
         "jobs_rounds": config.jobs_rounds, "cached_rounds": config.cached_rounds,
         "executed_rounds": config.executed_rounds,
-        "jobs": median_or_none(config.jobs_rounds),
-        "cached": median_or_none(config.cached_rounds),
-        "executed": median_or_none(config.executed_rounds),
+        "jobs": median_of(config.jobs_rounds),
+        "cached": median_of(config.cached_rounds),
+        "executed": median_of(config.executed_rounds),
         "parallelism": config.parallelism,
         "binary_bytes": config.sizes[-1],
         "binary_bytes_stable": len(set(config.sizes)) == 1,

@@ -3,7 +3,7 @@
 
 Builds the LLVM test-suite subset in ../shared/testsuite (see
 /work/shared/REALCODE.md) with ulto-clang/ulto-clang++ once per flag set, as
-dist_realcode.py does (dist_realcode.configure_and_build, each flag set in
+dist_realcode.py does (configure_and_build, each flag set in
 its own build directory BUILD/<flags>; the flags are CMAKE_{C,CXX}_FLAGS, so
 the build's own links get them too):
 
@@ -12,8 +12,8 @@ the build's own links get them too):
   wpd     plain -fvisibility=hidden -fwhole-program-vtables
 
 then takes every executable's link command from ninja
-(dist_realcode.find_targets) and relinks it through clang-22's driver with
-ld.ulto (a copy in BUILD/tools/bin, concurrent_links.snapshot) twice, into
+(find_targets) and relinks it through clang-22's driver with
+ld.ulto (a copy in BUILD/tools/bin, snapshot) twice, into
 BUILD/relink/<flags>-<mode>/:
 
   thin    -fuse-ld=lld --ld-path=ld.ulto -Wl,--lto=thin -Wl,--thinlto-jobs=N
@@ -22,7 +22,7 @@ BUILD/relink/<flags>-<mode>/:
           worker service (this run's own, stopped at the end)
 
 and compares the two binaries byte for byte. Unless --no-run, the distributed
-binary then runs the way the suite runs it (realcode_bench.run_exe: the
+binary then runs the way the suite runs it (run_exe: the
 generated .test file's RUN line under the build's tools/timeit-target, its
 VERIFY lines with fpcmp-target on the output); if it fails, the thin binary
 runs too, and a failure of both is "thin fails too": a property of the
@@ -46,23 +46,23 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Dict, List, Optional, Tuple
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import concurrent_links  # noqa: E402  (sibling scripts, imported after sys.path setup)
-import dist_realcode  # noqa: E402
-import realcode_bench  # noqa: E402
-
-from dist_realcode import BENCH_DIR, BENCHMARKS, LLVM_BIN, LinkError, REPO  # noqa: E402
+from ultobench.errors import LinkError
 from ultobench.measure import timed_run
+from ultobench.snapshot import snapshot
 from ultobench.tables import report_main, table
-from ultobench.toolchain import sha256, ULTO_SUMMARY, WorkerServices
+from ultobench.testsuite import (
+    BENCHMARKS, build_settings, check_build_tools, configure_and_build, Exe, EXE_TARGET,
+    find_targets, FLAGS, llvm_size, ninja_out, parse_programs, parse_test, PROGRAMS,
+    relink_path, run_exe, set_link_environment, Target)
+from ultobench.toolchain import BENCH_DIR, LLVM_BIN, REPO, sha256, ULTO_SUMMARY, WorkerServices
 from ultobench.workdir import fresh_own_dir
 
 REPORT = "identity.json"
 
 FLAG_SETS = {
-    "plain": dist_realcode.FLAGS,
-    "cfi": dist_realcode.FLAGS + " -fvisibility=hidden -fsanitize=cfi",
-    "wpd": dist_realcode.FLAGS + " -fvisibility=hidden -fwhole-program-vtables",
+    "plain": FLAGS,
+    "cfi": FLAGS + " -fvisibility=hidden -fsanitize=cfi",
+    "wpd": FLAGS + " -fvisibility=hidden -fwhole-program-vtables",
 }
 MODES = ("thin", "dist")
 
@@ -72,7 +72,7 @@ class Result:
     """One executable under one flag set."""
     name: str                     # relative to the build directory
     program: str
-    target: Optional[dist_realcode.Target] = None   # None: not built
+    target: Optional[Target] = None   # None: not built
     link_error: Dict[str, str] = field(default_factory=dict)    # mode -> why
     jobs: Optional[int] = None    # the distributed link's backend jobs
     identical: Optional[bool] = None
@@ -104,19 +104,19 @@ def build_ns(args: argparse.Namespace, flags: str) -> SimpleNamespace:
 
 def build(args: argparse.Namespace, flags: str) -> dict:
     ns = build_ns(args, flags)
-    settings = dist_realcode.build_settings(ns)
+    settings = build_settings(ns)
     settings.update(CMAKE_C_FLAGS=FLAG_SETS[flags], CMAKE_CXX_FLAGS=FLAG_SETS[flags])
     print(f"[{flags}] {FLAG_SETS[flags]}: build in {ns.build}", flush=True)
     # ninja -k 0: a program that does not compile under these flags is reported.
-    return dist_realcode.configure_and_build(ns, settings, keep_going=True)
+    return configure_and_build(ns, settings, keep_going=True)
 
 
 def executables(args: argparse.Namespace, flags: str) -> List[Result]:
     """Every executable ninja links for the requested programs; those the
     build made, and whose link line has bitcode, with their link command."""
     ns = build_ns(args, flags)
-    names = [m.group(1) for m in map(dist_realcode.EXE_TARGET.match,
-                                     dist_realcode.ninja_out(ns.build, "targets", "all")
+    names = [m.group(1) for m in map(EXE_TARGET.match,
+                                     ninja_out(ns.build, "targets", "all")
                                      .splitlines()) if m]
     results = []
     for name in names:
@@ -124,7 +124,7 @@ def executables(args: argparse.Namespace, flags: str) -> List[Result]:
                        None)
         if program is not None:
             results.append(Result(name, program))
-    linked = {t.name: t for t in dist_realcode.find_targets(ns)}
+    linked = {t.name: t for t in find_targets(ns)}
     for r in results:
         if (ns.build / r.name).is_file():
             r.target = linked.get(r.name)
@@ -141,11 +141,11 @@ def link_options(mode: str, args: argparse.Namespace) -> List[str]:
 
 def relink_argv(r: Result, binary: str, args: argparse.Namespace) -> List[str]:
     """The build's link through clang-22's driver, into realcode_bench's
-    relink path of the binary (where realcode_bench.run_exe runs it)."""
+    relink path of the binary (where run_exe runs it)."""
     argv = r.target.argv
     driver = LLVM_BIN / ("clang++" if argv[0].endswith("++") else "clang")
     out_at = argv.index("-o") + 1
-    return [str(driver), *argv[1:out_at], str(realcode_bench.relink_path(args, binary, r)),
+    return [str(driver), *argv[1:out_at], str(relink_path(args, binary, r)),
             *argv[out_at + 1:], *link_options(binary.split("-")[1], args)]
 
 
@@ -153,7 +153,7 @@ def link(r: Result, binary: str, args: argparse.Namespace) -> float:
     """Links one binary; wall s. LinkError if the link fails, writes no
     binary or (distributed) has no `ulto dist:` line with 0 failed jobs."""
     argv = relink_argv(r, binary, args)
-    out = realcode_bench.relink_path(args, binary, r)
+    out = relink_path(args, binary, r)
     out.parent.mkdir(parents=True, exist_ok=True)
     dist = binary.endswith("-dist")
     _, wall, stderr = timed_run(argv, f"link {r.short} [{binary}]", r.target.cwd,
@@ -171,16 +171,16 @@ def link(r: Result, binary: str, args: argparse.Namespace) -> float:
 
 
 def run(r: Result, binary: str, args: argparse.Namespace) -> Optional[str]:
-    """Runs the binary as the suite does (realcode_bench.run_exe, with the
+    """Runs the binary as the suite does (run_exe, with the
     build's tools); None if its output verifies, else why not."""
     flags = binary.split("-")[0]
-    exe = realcode_bench.Exe(r.name, r.program, runs={binary: [[]]})
-    exe.test[flags] = realcode_bench.parse_test(args.build / flags / (r.name + ".test"),
+    exe = Exe(r.name, r.program, runs={binary: [[]]})
+    exe.test[flags] = parse_test(args.build / flags / (r.name + ".test"),
                                                 r.name)
     ns = SimpleNamespace(out=args.out, tools=args.build / flags / "tools",
                          run_timeout=args.run_timeout)
     try:
-        realcode_bench.run_exe(exe, binary, ns, 0, 0)
+        run_exe(exe, binary, ns, 0, 0)
     except UnicodeDecodeError:
         # run_exe reads the VERIFY step's messages as text; fpcmp prints none
         # for output that verifies, and quotes output it rejects, which may
@@ -203,9 +203,9 @@ def check(r: Result, flags: str, args: argparse.Namespace) -> None:
             print(f"  PROBLEM {e}", flush=True)
     if r.link_error:
         return
-    out = {m: realcode_bench.relink_path(args, f"{flags}-{m}", r) for m in MODES}
+    out = {m: relink_path(args, f"{flags}-{m}", r) for m in MODES}
     r.identical = filecmp.cmp(out["thin"], out["dist"], shallow=False)
-    r.sizes = {m: realcode_bench.llvm_size(out[m]) for m in MODES}
+    r.sizes = {m: llvm_size(out[m]) for m in MODES}
     if not args.no_run:
         try:
             r.run["dist"] = run(r, f"{flags}-dist", args)
@@ -291,7 +291,7 @@ def build_failures(build: Path) -> List[str]:
 def parse_args(argv: Optional[List[str]]) -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--programs", default=";".join(f"{BENCHMARKS}/{p}"
-                                                    for p in dist_realcode.PROGRAMS),
+                                                    for p in PROGRAMS),
                     help="';'-separated MultiSource/Benchmarks subdirectories "
                          "(default: all 15; the MultiSource/Benchmarks/ prefix is optional)")
     ap.add_argument("--flags", default=",".join(FLAG_SETS),
@@ -317,7 +317,7 @@ def parse_args(argv: Optional[List[str]]) -> argparse.Namespace:
     if min(args.jobs, args.build_jobs, args.run_timeout) < 1:
         ap.error("--jobs, --build-jobs and --run-timeout must be positive")
     try:
-        args.programs = dist_realcode.parse_programs(args.programs)
+        args.programs = parse_programs(args.programs)
     except ValueError as e:
         ap.error(str(e))
     flags = {f.strip() for f in args.flags.split(",") if f.strip()}
@@ -328,23 +328,23 @@ def parse_args(argv: Optional[List[str]]) -> argparse.Namespace:
     args.build = args.build.resolve()
     args.out = args.build  # where realcode_bench puts binaries (relink/) and outputs (runs/)
     args.testsuite = args.testsuite.resolve()
-    # dist_realcode.set_link_environment's: a private slot pool in BUILD/runtime.
+    # set_link_environment's: a private slot pool in BUILD/runtime.
     args.shared_slots = False
     return args
 
 
 def identity(args: argparse.Namespace) -> Tuple[dict, str]:
-    dist_realcode.check_tools(args)
+    check_build_tools(args)
     args.build.mkdir(parents=True, exist_ok=True)
     if args.build == (BENCH_DIR / "out-identity").resolve():
         (args.build / ".gitignore").write_text("*\n")  # the default work dir ignores itself
     # ld.ulto and ulto copied first: a rebuild of --ulto-bin during the run
     # must not break links or mix versions.
-    args.link_bin = concurrent_links.snapshot(args.ulto_bin, args.build / "tools",
+    args.link_bin = snapshot(args.ulto_bin, args.build / "tools",
                                               ["ld.ulto", "ulto"])
     fresh_own_dir(args.build / "relink", "--build", mine=True)
     shutil.rmtree(args.build / "runs", ignore_errors=True)
-    runtime = dist_realcode.set_link_environment(args)
+    runtime = set_link_environment(args)
     args.services = WorkerServices()  # after the environment: it names them
     started = time.perf_counter()
     sections, report, bad = [], {}, []

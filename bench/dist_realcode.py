@@ -41,227 +41,41 @@ must ulto-dist-own's (where the workers live may not either).
 
 import argparse
 import filecmp
-import os
-import re
 import shlex
 import shutil
 import statistics
-import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import concurrent_links  # noqa: E402
-from ultobench.rounds import rotated
-from ultobench.toolchain import BENCH_DIR, LLVM_BIN, sha256, ULTO_SUMMARY, variant_bins, WorkerServices
 from ultobench.errors import LinkError
-from ultobench.measure import machine_cpu, own_cpu, run_logged, timed_run
-from ultobench.tables import report_main
+from ultobench.measure import machine_cpu, own_cpu, timed_run
+from ultobench.rounds import ratio_stats, rotated
+from ultobench.snapshot import snapshot
+from ultobench.tables import fmt_ratio, report_main
+from ultobench.testsuite import (
+    BENCHMARKS, check_build_tools, configure_and_build, find_targets, parse_programs, PROGRAMS,
+    set_link_environment, Target)
+from ultobench.toolchain import (
+    BENCH_DIR, LLVM_BIN, sha256, ULTO_SUMMARY, variant_bins, WorkerServices)
 from ultobench.workdir import fresh_own_dir
 
 REPO = BENCH_DIR.parent
 
-BENCHMARKS = "MultiSource/Benchmarks"
-PROGRAMS = ["ASC_Sequoia", "DOE-ProxyApps-C", "DOE-ProxyApps-C++", "Fhourstones-3.1",
-            "McCat", "Olden", "PAQ8p", "Prolangs-C++", "Ptrdist", "Rodinia", "SciMark2-C",
-            "TSVC", "mediabench", "nbench", "sim"]
 CONFIGS = ["lld-thin", "ulto-dist", "ulto-dist-own", "ulto-dist-per-job"]
 # A --variant-bin's configuration: ulto-dist with another build's tools.
 VARIANT_PREFIX = "ulto-dist-"
 # Must give ulto-dist's binaries, byte for byte.
 SAME_AS_ULTO_DIST = ["ulto-dist-own", "ulto-dist-per-job"]
 BASELINE = "lld-thin"
-FLAGS = "-O2 -flto=thin -funified-lto"
-
-# `ninja -t targets all` lines of the executables CMake links: "<output>: <rule>".
-EXE_TARGET = re.compile(r"^(\S+): (C|CXX)_EXECUTABLE_LINKER__\S+$")
-BITCODE_MAGIC = (b"BC\xc0\xde", b"\xde\xc0\x17\x0b")  # raw bitcode, wrapper header
-
-
-@dataclass
-class Target:
-    """One executable of the build: its link command and where it runs."""
-    name: str          # the output, relative to the build directory
-    program: str       # its MultiSource/Benchmarks subdirectory
-    argv: List[str]    # the build's link command
-    cwd: Path
-    modules: int       # bitcode files on the link line
-    failed: Optional[str] = None                       # why it left the run
-    cpu: Dict[str, List[float]] = field(default_factory=dict)   # config -> per round
-    wall: Dict[str, List[float]] = field(default_factory=dict)
-    jobs: Dict[str, List[Optional[int]]] = field(default_factory=dict)
-    same_as_lld: List[bool] = field(default_factory=list)       # ulto-dist vs lld-thin
-    sizes: Dict[str, int] = field(default_factory=dict)
-
-    @property
-    def short(self) -> str:
-        return self.name[len(BENCHMARKS) + 1:] if self.name.startswith(BENCHMARKS) else self.name
 
 
 # --- Building the programs ---------------------------------------------------------------
 
-def build_settings(args: argparse.Namespace) -> Dict[str, str]:
-    """The CMake cache entries of the build. CMake's Release type (the suite's
-    default) would append -O3 to the flags; only -DNDEBUG is kept from it, so
-    -O2 is what compiles and links."""
-    return {
-        "CMAKE_C_COMPILER": str(args.ulto_bin / "ulto-clang"),
-        "CMAKE_CXX_COMPILER": str(args.ulto_bin / "ulto-clang++"),
-        "CMAKE_BUILD_TYPE": "Release",
-        "CMAKE_C_FLAGS": FLAGS, "CMAKE_CXX_FLAGS": FLAGS,
-        "CMAKE_C_FLAGS_RELEASE": "-DNDEBUG", "CMAKE_CXX_FLAGS_RELEASE": "-DNDEBUG",
-        "CMAKE_EXE_LINKER_FLAGS": "-fuse-ld=lld",
-        "TEST_SUITE_COLLECT_COMPILE_TIME": "OFF",
-        "TEST_SUITE_COLLECT_CODE_SIZE": "OFF",
-    }
-
-
-def read_cache(build: Path) -> Dict[str, str]:
-    cache = build / "CMakeCache.txt"
-    entries = {}
-    if cache.is_file():
-        for line in cache.read_text().splitlines():
-            m = re.match(r"^([A-Za-z_0-9]+):[A-Z]+=(.*)$", line)
-            if m:
-                entries[m.group(1)] = m.group(2)
-    return entries
-
-
-def configure_and_build(args: argparse.Namespace, settings: Optional[Dict[str, str]] = None,
-                        keep_going: bool = False) -> dict:
-    """Configures the build unless it already is (same compilers, flags and
-    options, and every requested program among its subdirectories), then
-    builds the requested programs' directories; ninja does nothing if they
-    are up to date. A build configured for more programs is reused as is.
-
-    settings: the CMake cache entries (default build_settings(args)).
-    keep_going: ninja -k 0, and a failed build is returned (`build_error`,
-    the log's tail) instead of raised, so that the caller can tell which
-    targets were built."""
-    build, wanted = args.build, settings or build_settings(args)
-    cache = read_cache(build)
-    programs = [f"{BENCHMARKS}/{p}" for p in args.programs]
-    reason = None
-    if not cache:
-        reason = "not configured yet"
-        subdirs = programs
-    else:
-        home = cache.get("CMAKE_HOME_DIRECTORY", "")
-        if Path(home).resolve() != args.testsuite or cache.get("CMAKE_GENERATOR") != "Ninja":
-            raise LinkError(f"{build} is a build of {home} with {cache.get('CMAKE_GENERATOR')}, "
-                            f"not of {args.testsuite} with Ninja: give another --build or "
-                            f"remove it")
-        for key in ("CMAKE_C_COMPILER", "CMAKE_CXX_COMPILER"):
-            if cache.get(key) != wanted[key]:
-                raise LinkError(f"{build} is configured with {key}={cache.get(key)}, not "
-                                f"{wanted[key]} (CMake cannot change compilers in place): "
-                                f"give another --build or remove it")
-        differing = [k for k, v in wanted.items() if cache.get(k) != v]
-        configured = [s for s in cache.get("TEST_SUITE_SUBDIRS", "").split(";") if s]
-        subdirs = configured + [p for p in programs if p not in configured]
-        if differing:
-            reason = "other settings: " + ", ".join(
-                f"{k}={cache.get(k)!r} (wanted {wanted[k]!r})" for k in differing)
-        elif len(subdirs) != len(configured):
-            reason = "adding " + ", ".join(subdirs[len(configured):])
-    configure = ["cmake", "-G", "Ninja", "-S", str(args.testsuite), "-B", str(build),
-                 *(f"-D{k}={v}" for k, v in wanted.items()),
-                 f"-DTEST_SUITE_SUBDIRS={';'.join(subdirs)}"]
-    build.mkdir(parents=True, exist_ok=True)
-    if build == (BENCH_DIR / "out-realcode").resolve():
-        (build / ".gitignore").write_text("*\n")  # the default work dir ignores itself
-    result = {"configure": configure, "configured_now": reason is not None,
-              "configure_reason": reason, "subdirs": subdirs}
-    if reason:
-        print(f"configuring {build} ({reason})", flush=True)
-        run_logged(configure, "cmake", build / "realcode-configure.log")
-    else:
-        print(f"reusing the configured build in {build}", flush=True)
-    ninja = ["ninja", "-C", str(build), f"-j{args.build_jobs}",
-             *(["-k", "0"] if keep_going else []), *(f"{p}/all" for p in programs)]
-    error = None
-    try:
-        cpu, wall = run_logged(ninja, "the build", build / "realcode-build.log")
-    except LinkError as e:
-        if not keep_going:
-            raise
-        cpu = wall = None
-        error = str(e)
-    steps = sum(1 for line in (build / "realcode-build.log").read_text().splitlines()
-                if line.startswith("["))
-    if error:
-        print(f"built with errors: {steps} ninja steps (see {build / 'realcode-build.log'})",
-              flush=True)
-    else:
-        print(f"built: {steps} ninja steps, cpu {cpu:.1f} s, wall {wall:.1f} s", flush=True)
-    result.update(build_argv=ninja, build_steps=steps, build_cpu_s=cpu, build_wall_s=wall,
-                  build_error=error)
-    return result
-
 
 # --- The executables and their link commands ------------------------------------------
-
-def ninja_out(build: Path, *tool: str) -> str:
-    proc = subprocess.run(["ninja", "-C", str(build), "-t", *tool],
-                          capture_output=True, text=True)
-    if proc.returncode != 0:
-        raise LinkError(f"ninja -t {' '.join(tool)} failed:\n{proc.stderr}")
-    return proc.stdout
-
-
-def link_step(command: str, output: str, build: Path) -> Tuple[List[str], Path]:
-    """The link among a CMake command's `&&`-joined steps (`: && <link> && cd
-    <dir> && cmake -E create_symlink ...`): the step with `-o <output>`, and
-    the directory it runs in (the build's, unless an earlier step cd'd)."""
-    cwd = build
-    step: List[str] = []
-    for token in shlex.split(command) + ["&&"]:
-        if token != "&&":
-            step.append(token)
-            continue
-        if step[:1] == ["cd"] and len(step) == 2:
-            cwd = (cwd / step[1]).resolve()
-        elif "-o" in step and step.index("-o") + 1 < len(step) and \
-                step[step.index("-o") + 1] == output:
-            return step, cwd
-        step = []
-    raise LinkError(f"no link step writing {output} in:\n  {command}")
-
-
-def is_bitcode(path: Path) -> bool:
-    try:
-        with open(path, "rb") as f:
-            return f.read(4) in BITCODE_MAGIC
-    except OSError:
-        return False
-
-
-def find_targets(args: argparse.Namespace) -> List[Target]:
-    """Every executable of the requested programs whose link line has bitcode,
-    in ninja's order."""
-    targets = []
-    for line in ninja_out(args.build, "targets", "all").splitlines():
-        m = EXE_TARGET.match(line)
-        if not m:
-            continue
-        name = m.group(1)
-        program = next((p for p in args.programs
-                        if name.startswith(f"{BENCHMARKS}/{p}/")), None)
-        if program is None:
-            continue  # another program, or the suite's tools (timeit, fpcmp)
-        command = ninja_out(args.build, "commands", "-s", name).strip().splitlines()[-1]
-        argv, cwd = link_step(command, name, args.build)
-        out_at = argv.index("-o") + 1
-        modules = sum(1 for i, a in enumerate(argv[1:], 1)
-                      if i != out_at and not a.startswith("-") and is_bitcode(cwd / a))
-        if modules:
-            targets.append(Target(name, program, argv, cwd, modules))
-        else:
-            print(f"  skipped {name}: no bitcode on its link line", flush=True)
-    return targets
 
 
 # --- Relinking ----------------------------------------------------------------------------
@@ -424,13 +238,6 @@ def run_rounds(targets: List[Target], args: argparse.Namespace) -> Run:
 
 # --- Report -----------------------------------------------------------------------------
 
-def ratios(num: List[float], den: List[float]) -> Optional[dict]:
-    """Per-round ratios, their minimum and median."""
-    per_round = [a / b for a, b in zip(num, den) if b]
-    if not per_round:
-        return None
-    return {"rounds": per_round, "min": min(per_round), "median": statistics.median(per_round)}
-
 
 def summarise(name: str, modules: Optional[int], cpu: Dict[str, List[float]],
               wall: Dict[str, List[float]], configs: List[str]) -> dict:
@@ -442,8 +249,8 @@ def summarise(name: str, modules: Optional[int], cpu: Dict[str, List[float]],
     if BASELINE in configs:
         for c in configs:
             if c != BASELINE:
-                row["wall_ratio"][c] = ratios(wall[c], wall[BASELINE])
-                row["cpu_ratio"][c] = ratios(cpu[c], cpu[BASELINE])
+                row["wall_ratio"][c] = ratio_stats(wall[c], wall[BASELINE])
+                row["cpu_ratio"][c] = ratio_stats(cpu[c], cpu[BASELINE])
     return row
 
 
@@ -453,10 +260,6 @@ def totals(targets: List[Target], configs: List[str], rounds: int) -> dict:
     cpu = {c: [sum(t.cpu[c][r] for t in ok) for r in range(rounds)] for c in configs}
     wall = {c: [sum(t.wall[c][r] for t in ok) for r in range(rounds)] for c in configs}
     return summarise("TOTAL", sum(t.modules for t in ok), cpu, wall, configs)
-
-
-def fmt_ratio(r: Optional[dict]) -> str:
-    return "–" if r is None else f"{r['min']:.3f} / {r['median']:.3f}"
 
 
 def markdown_table(rows: List[dict], same: Dict[str, str], configs: List[str]) -> str:
@@ -489,17 +292,6 @@ def identity_word(flags: List[bool]) -> str:
 
 
 # --- Driver -------------------------------------------------------------------------------
-
-def parse_programs(text: str) -> List[str]:
-    """--programs: `;`-separated MultiSource/Benchmarks subdirectories, the
-    prefix optional. ValueError names the unknown ones."""
-    programs = [p.strip().strip("/") for p in text.split(";") if p.strip()]
-    programs = [p[len(BENCHMARKS) + 1:] if p.startswith(BENCHMARKS + "/") else p
-                for p in programs]
-    unknown = [p for p in programs if p not in PROGRAMS]
-    if unknown or not programs:
-        raise ValueError(f"unknown programs {unknown}; choose from {', '.join(PROGRAMS)}")
-    return programs
 
 
 def parse_args(argv: Optional[List[str]]) -> argparse.Namespace:
@@ -563,40 +355,14 @@ def parse_args(argv: Optional[List[str]]) -> argparse.Namespace:
     return args
 
 
-def check_tools(args: argparse.Namespace) -> None:
-    needed = [args.ulto_bin / n for n in ("ulto-clang", "ulto-clang++", "ld.ulto", "ulto")]
-    needed += [LLVM_BIN / n for n in ("clang", "clang++", "ld.lld")]
-    missing = [str(p) for p in needed if not os.access(p, os.X_OK)]
-    missing += [t for t in ("cmake", "ninja") if shutil.which(t) is None]
-    if not (args.testsuite / "CMakeLists.txt").is_file():
-        missing.append(str(args.testsuite / "CMakeLists.txt"))
-    if missing:
-        raise LinkError("missing (or not executable):\n  " + "\n  ".join(missing))
-
-
-def set_link_environment(args: argparse.Namespace) -> Optional[Path]:
-    """No make jobserver from outside (ulto dist would obey it, not --dist-jobs)
-    and, unless --shared-slots, a private slot pool: other people's ulto
-    links on the machine must not hold this run's links back."""
-    for name in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL"):
-        os.environ.pop(name, None)
-    if args.shared_slots:
-        return None
-    runtime = args.build / "runtime"
-    shutil.rmtree(runtime, ignore_errors=True)
-    runtime.mkdir(parents=True, mode=0o700)
-    os.environ["XDG_RUNTIME_DIR"] = str(runtime)
-    return runtime
-
-
 def benchmark(args: argparse.Namespace) -> Tuple[dict, str]:
-    check_tools(args)
+    check_build_tools(args)
     # The programs linked with, copied first: a rebuild of --ulto-bin during the
     # run must not break links or mix versions (ld.ulto runs the ulto next to it).
-    args.link_bin = args.ulto_bin if args.no_snapshot else concurrent_links.snapshot(
+    args.link_bin = args.ulto_bin if args.no_snapshot else snapshot(
         args.ulto_bin, args.build / "tools", ["ld.ulto", "ulto"])
     args.variant_link_bins = {
-        config: concurrent_links.snapshot(where, args.build / f"tools-{config[len(VARIANT_PREFIX):]}",
+        config: snapshot(where, args.build / f"tools-{config[len(VARIANT_PREFIX):]}",
                                           ["ld.ulto", "ulto"])
         for config, where in args.variant_bins.items()}
     build_info = configure_and_build(args)
@@ -645,8 +411,8 @@ def benchmark(args: argparse.Namespace) -> Tuple[dict, str]:
     for variant in args.variant_bins if total and "ulto-dist" in args.configs else []:
         tw, tc = total["wall_s_rounds"], total["cpu_s_rounds"]
         against = against_variants[variant] = {
-            "wall": ratios(tw["ulto-dist"], tw[variant]),
-            "cpu": ratios(tc["ulto-dist"], tc[variant])}
+            "wall": ratio_stats(tw["ulto-dist"], tw[variant]),
+            "cpu": ratio_stats(tc["ulto-dist"], tc[variant])}
         notes.append(
             f"- ulto-dist ÷ {variant}, TOTAL, min / median of the rounds: wall "
             f"{fmt_ratio(against['wall'])}, CPU {fmt_ratio(against['cpu'])}; "

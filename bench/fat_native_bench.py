@@ -71,7 +71,6 @@ and writes every figure to --out/fat_native.json.
 import argparse
 import hashlib
 import json
-import math
 import os
 import re
 import shlex
@@ -88,13 +87,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
-LLVM_BIN = Path("/usr/lib/llvm-22/bin")
-BENCH_DIR = Path(__file__).resolve().parent
-REPO = BENCH_DIR.parent
-BENCHMARKS = "MultiSource/Benchmarks"
-ALL_PROGRAMS = ["ASC_Sequoia", "DOE-ProxyApps-C", "DOE-ProxyApps-C++", "Fhourstones-3.1",
-                "McCat", "Olden", "PAQ8p", "Prolangs-C++", "Ptrdist", "Rodinia", "SciMark2-C",
-                "TSVC", "mediabench", "nbench", "sim"]
+from ultobench.errors import BenchError
+from ultobench.rounds import geomean
+from ultobench.tables import fmt, table
+from ultobench.testsuite import (
+    BENCHMARKS, EXE_TARGET, link_step, ninja_out, parse_test, PROGRAMS, read_cache, TestSpec)
+from ultobench.toolchain import BENCH_DIR, LLVM_BIN, REPO
+
 SMALL = ["PAQ8p", "SciMark2-C"]
 # 36 loop-kernel executables of 1.5-5 s each, about 15x that under valgrind:
 # half an hour of valgrind per build for one family of programs.
@@ -103,8 +102,6 @@ REPORT = "fat_native.json"
 FAT_FLAGS = "-O2 -flto -funified-lto -ffat-lto-objects"
 PLAIN_FLAGS = "-O2"
 BUILDS = ["plain", "fat"]
-# `ninja -t targets all` lines of the executables CMake links.
-EXE_TARGET = re.compile(r"^(\S+): (C|CXX)_EXECUTABLE_LINKER__\S+$")
 BITCODE_MAGIC = b"BC\xc0\xde"
 # Linker options that would mean an LTO link (clang passes -plugin-opt=... to
 # ld.lld for -flto; --lto-*, --thinlto-*, --fat-lto-objects are lld's own).
@@ -113,10 +110,6 @@ LTO_LINKER_OPTION = re.compile(r"^(-plugin-opt|--plugin-opt|--lto|-lto|--thinlto
 # An input of lld's map file that LTO produced.
 LTO_MAP_INPUT = re.compile(r"(\.lto\.[^ :]*\.o|\.lto\.o|lto\.tmp)(:|\()")
 I_REFS = re.compile(r"I\s+refs:\s+([\d,]+)")
-
-
-class BenchError(Exception):
-    pass
 
 
 @dataclass(frozen=True)
@@ -138,16 +131,6 @@ class Build:
         argv[0] does too."""
         width = max(len(k) for k in BUILDS)
         return f"build-{self.kind:_<{width}}" + ("-small" if self.small else "")
-
-
-@dataclass
-class TestSpec:
-    """How the suite runs and checks a program (its generated .test file)."""
-    testdir: Path           # %S
-    workdir: Path
-    args: List[str]
-    stdin: Optional[Path]
-    verify: List[str]       # shell commands, %S substituted; %o and %b left
 
 
 @dataclass
@@ -209,17 +192,6 @@ def cmake_settings(build: Build, args: argparse.Namespace) -> Dict[str, str]:
     return settings
 
 
-def read_cache(build_dir: Path) -> Dict[str, str]:
-    entries = {}
-    cache = build_dir / "CMakeCache.txt"
-    if cache.is_file():
-        for line in cache.read_text().splitlines():
-            m = re.match(r"^([A-Za-z_0-9]+):[A-Z]+=(.*)$", line)
-            if m:
-                entries[m.group(1)] = m.group(2)
-    return entries
-
-
 def run_logged(argv: List[str], what: str, log: Path) -> float:
     """Runs argv with its output in log; wall seconds. Raises with the log's tail."""
     start = time.perf_counter()
@@ -270,71 +242,6 @@ def configure_and_build(build: Build, programs: List[str], args: argparse.Namesp
 
 # --- The executables ---------------------------------------------------------------------------
 
-def ninja_out(bdir: Path, *tool: str) -> str:
-    proc = subprocess.run(["ninja", "-C", str(bdir), "-t", *tool], capture_output=True,
-                          text=True)
-    if proc.returncode != 0:
-        raise BenchError(f"ninja -t {' '.join(tool)} in {bdir} failed:\n{proc.stderr}")
-    return proc.stdout
-
-
-def link_step(command: str, output: str, bdir: Path) -> Tuple[List[str], Path]:
-    """The link among a CMake command's `&&`-joined steps: the step writing
-    output, and the directory it runs in."""
-    cwd, step = bdir, []
-    for token in shlex.split(command) + ["&&"]:
-        if token != "&&":
-            step.append(token)
-            continue
-        if step[:1] == ["cd"] and len(step) == 2:
-            cwd = (cwd / step[1]).resolve()
-        elif "-o" in step[:-1] and step[step.index("-o") + 1] == output:
-            return step, cwd
-        step = []
-    raise BenchError(f"no link step writing {output} in:\n  {command}")
-
-
-def parse_test(path: Path, exe: Path) -> TestSpec:
-    """The RUN and VERIFY lines of a generated .test file: one
-    `cd %S ; %S/<exe> <args> [< input]` RUN line per program of the subset."""
-    testdir = path.parent
-    run, verify = [], []
-    for line in path.read_text().splitlines():
-        key, _, rest = line.partition(":")
-        rest = rest.strip().replace("%S", str(testdir))
-        if key == "RUN":
-            run.append(rest)
-        elif key == "VERIFY":
-            verify.append(rest)
-        elif key == "PREPARE":
-            raise BenchError(f"{path}: PREPARE lines are not supported: {line}")
-    if len(run) != 1:
-        raise BenchError(f"{path}: expected one RUN line, found {len(run)}")
-    workdir, command = testdir, None
-    for part in run[0].split(";"):
-        tokens = shlex.split(part)
-        if tokens[:1] == ["cd"] and len(tokens) == 2:
-            workdir = Path(tokens[1])
-        elif tokens and command is None:
-            command = tokens
-        elif tokens:
-            raise BenchError(f"{path}: unsupported RUN line: {run[0]}")
-    if not command or Path(command[0]) != exe:
-        raise BenchError(f"{path}: RUN line does not run {exe}: {run[0]}")
-    args, stdin, i = [], None, 1
-    while i < len(command):
-        tok = command[i]
-        if tok == "<" and i + 1 < len(command):
-            stdin, i = workdir / command[i + 1], i + 2
-            continue
-        if any(c in tok for c in "<>|&"):
-            raise BenchError(f"{path}: unsupported RUN line: {run[0]}")
-        args.append(tok)
-        i += 1
-    if not verify:
-        raise BenchError(f"{path}: no VERIFY line")
-    return TestSpec(testdir, workdir, args, stdin, verify)
-
 
 def collect(build: Build, programs: List[str], args: argparse.Namespace,
             exes: Dict[Tuple[str, bool], Exe]) -> None:
@@ -360,7 +267,9 @@ def collect(build: Build, programs: List[str], args: argparse.Namespace,
             out_at = argv.index("-o") + 1
             objects = [cwd / a for i, a in enumerate(argv[1:], 1)
                        if i != out_at and not a.startswith("-") and a.endswith(".o")]
-            test = parse_test(bdir / (name + ".test"), path)
+            test = parse_test(bdir / (name + ".test"), name)
+            if not test.verify:
+                raise BenchError(f"{bdir / (name + '.test')}: no VERIFY line")
         except (BenchError, OSError) as e:
             exe.problems.append(f"[{build.name}] {e}")
             continue
@@ -462,14 +371,6 @@ def check_objects(exe: Exe, kind: str) -> None:
                 raise BenchError(f"[fat] {obj}: no .llvm.lto section")
             if not section_bytes(obj, ".llvm.lto").startswith(BITCODE_MAGIC):
                 raise BenchError(f"[fat] {obj}: .llvm.lto does not hold bitcode")
-
-
-def sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 def text_size(path: Path) -> int:
@@ -668,19 +569,6 @@ def explain(exe: Exe, args: argparse.Namespace) -> None:
 
 # --- Report --------------------------------------------------------------------------------------
 
-def geomean(values: List[float]) -> Optional[float]:
-    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else None
-
-
-def fmt(value: Optional[float], spec: str = ".4f") -> str:
-    return "–" if value is None else format(value, spec)
-
-
-def table(head: List[str], rows: List[List[str]]) -> str:
-    lines = ["| " + " | ".join(head) + " |", "|---|" + "---:|" * (len(head) - 1)]
-    lines += ["| " + " | ".join(row) + " |" for row in rows]
-    return "\n".join(lines)
-
 
 def identity(exe: Exe) -> str:
     plain, fat = exe.bins.get("plain"), exe.bins.get("fat")
@@ -786,15 +674,15 @@ def report(exes: List[Exe], rows: Dict[str, dict], args: argparse.Namespace) -> 
 
 def parse_programs(text: str) -> List[str]:
     names = [p.strip().removeprefix(BENCHMARKS + "/") for p in text.split(";") if p.strip()]
-    unknown = [p for p in names if p not in ALL_PROGRAMS]
+    unknown = [p for p in names if p not in PROGRAMS]
     if unknown:
-        raise ValueError(f"unknown programs {unknown}; choose from {';'.join(ALL_PROGRAMS)}")
+        raise ValueError(f"unknown programs {unknown}; choose from {';'.join(PROGRAMS)}")
     return names
 
 
 def parse_args(argv: Optional[List[str]]) -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--programs", default=";".join(ALL_PROGRAMS),
+    ap.add_argument("--programs", default=";".join(PROGRAMS),
                     help="';'-separated MultiSource/Benchmarks subdirectories (default: all 15)")
     ap.add_argument("--small", default=";".join(SMALL),
                     help="programs built and run with the suite's SMALL_PROBLEM_SIZE "

@@ -20,12 +20,9 @@ import statistics
 import sys
 from pathlib import Path
 from typing import Dict, List
+
 from ultobench.measure import timed_run
-from ultobench.toolchain import own_workers
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-LLVM_BIN = Path("/usr/lib/llvm-22/bin")
+from ultobench.toolchain import LLVM_BIN, own_workers
 
 
 def write_modules(work: Path, units: int) -> List[str]:

@@ -34,14 +34,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+from ultobench.corpuslink import build_inputs, check_binary, Inputs
 from ultobench.errors import CompileError, LinkError
 from ultobench.jobs import Job
 from ultobench.measure import count_instructions as count_job_instructions, timed_run
 from ultobench.rounds import rotated
-from ultobench.toolchain import BENCH_DIR, LLVM_BIN, sha256
 from ultobench.tables import report_main
-from ultobench.corpuslink import build_inputs, check_binary, Inputs
+from ultobench.toolchain import BENCH_DIR, LLVM_BIN, sha256
 
 MODES = ("thin", "full")
 
@@ -61,10 +60,6 @@ class LinkConfig:
     @property
     def label(self) -> str:
         return f"{self.linker} --lto={self.mode}"
-
-
-# --- Building the inputs ---------------------------------------------------------
-
 
 
 # --- Linking -------------------------------------------------------------------------

@@ -30,7 +30,7 @@ warms the caches, creates the programs' data links and the suite's tools.
 Then every executable's object files are compiled again and linked, in
 --rounds rounds, and every linked program is run. The compile commands are
 ninja's (`ninja -t compdb`), run in the build directory, --jobs at a time;
-the link command is ninja's too (dist_realcode.find_targets), relinked with
+the link command is ninja's too (find_targets), relinked with
 clang-22's driver and stock ld.lld-22 (for every configuration, so that only
 the bitcode differs; a ulto-only `-funified-lto-pipeline=` on the link line is
 dropped, it has no effect on a link) into --out/relink/<binary>/:
@@ -95,38 +95,34 @@ Prints markdown tables and writes every raw figure to --out/realcode_compile.jso
 
 import argparse
 import json
-import math
 import os
 import shlex
 import shutil
 import statistics
-import subprocess
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Dict, List, Optional, Tuple
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import dist_realcode  # noqa: E402
 from ultobench.errors import CompileError, LinkError
 from ultobench.jobs import Job, run_jobs
-from ultobench.measure import count_instructions as count_job_instructions, machine_cpu, own_cpu, timed_run, VALGRIND_TOOLS
-from ultobench.rounds import rotated
+from ultobench.measure import (
+    count_instructions as count_job_instructions, machine_cpu, own_cpu, timed_run,
+    VALGRIND_TOOLS)
+from ultobench.rounds import geomean, median_of, ratio_stats, rotated
+from ultobench.tables import fmt, fmt_ratio, report_main, table
+from ultobench.testsuite import (
+    BENCHMARKS, build_settings, configure_and_build, Exe, fail, find_targets, llvm_size,
+    ninja_out, parse_programs, parse_test, PROGRAMS, relink_path, run_exe)
 from ultobench.toolchain import BENCH_DIR, LLVM_BIN, sha256
-from ultobench.tables import report_main, table
 from ultobench.workdir import in_dir
 
 REPO = BENCH_DIR.parent
-BENCHMARKS = dist_realcode.BENCHMARKS
-PROGRAMS = dist_realcode.PROGRAMS
 REPORT = "realcode_compile.json"
 REF = "B"
-# lit's timeit module (litsupport/modules/timeit.py) runs every benchmark with these.
-TIMEIT_LIMITS = ["--limit-core", "0", "--limit-file-size", "209715200",
-                 "--limit-rss-size", "838860800"]
 
 
 @dataclass(frozen=True)
@@ -169,39 +165,6 @@ def ref_of(binary: str) -> str:
     return f"{REF}-{binary.split('-', 1)[1]}"
 
 
-@dataclass
-class TestSpec:
-    """How the suite runs and checks a program (its generated .test file)."""
-    testdir: Path           # %S
-    workdir: Path
-    args: List[str]
-    stdin: Optional[Path]
-    verify: List[str]       # shell commands, %S substituted; %o and %b left
-
-
-@dataclass
-class Exe:
-    """One executable, as built by every configuration."""
-    name: str                                   # relative to a build directory
-    program: str
-    link: Dict[str, dist_realcode.Target] = field(default_factory=dict)   # config ->
-    jobs: Dict[str, List[Job]] = field(default_factory=dict)  # config ->
-    sources: List[Tuple[str, int]] = field(default_factory=list)  # (source, bytes)
-    test: Dict[str, TestSpec] = field(default_factory=dict)       # config ->
-    failed: Dict[str, str] = field(default_factory=dict)  # config or binary -> why
-    compile_cpu: Dict[str, List[Optional[float]]] = field(default_factory=dict)
-    compile_wall: Dict[str, List[Optional[float]]] = field(default_factory=dict)
-    link_cpu: Dict[str, List[Optional[float]]] = field(default_factory=dict)
-    link_wall: Dict[str, List[Optional[float]]] = field(default_factory=dict)
-    size: Dict[str, List[dict]] = field(default_factory=dict)    # binary -> per link
-    runs: Dict[str, List[List[dict]]] = field(default_factory=dict)  # binary -> round -> runs
-
-    @property
-    def short(self) -> str:
-        prefix = BENCHMARKS + "/"
-        return self.name[len(prefix):] if self.name.startswith(prefix) else self.name
-
-
 # --- Builds --------------------------------------------------------------------------------
 
 def build_dir(args: argparse.Namespace, config: str) -> Path:
@@ -216,7 +179,7 @@ def compilers(spec: Spec, args: argparse.Namespace) -> Tuple[Path, Path]:
 
 def settings_of(spec: Spec, args: argparse.Namespace) -> Dict[str, str]:
     """dist_realcode's build settings with this configuration's compilers and flags."""
-    settings = dist_realcode.build_settings(args)
+    settings = build_settings(args)
     cc, cxx = compilers(spec, args)
     settings.update(CMAKE_C_COMPILER=str(cc), CMAKE_CXX_COMPILER=str(cxx),
                     CMAKE_C_FLAGS=spec.flags, CMAKE_CXX_FLAGS=spec.flags)
@@ -230,62 +193,20 @@ def build_all(args: argparse.Namespace) -> Dict[str, dict]:
                              programs=args.programs, build_jobs=args.jobs,
                              ulto_bin=args.ulto_bin)
         print(f"[{config}] {SPEC[config].label()}: build in {ns.build}", flush=True)
-        info[config] = dist_realcode.configure_and_build(
+        info[config] = configure_and_build(
             ns, settings_of(SPEC[config], args), keep_going=True)
     return info
 
 
 def compile_commands(build: Path) -> Dict[str, dict]:
     """ninja's compilation database by output (relative to the build)."""
-    text = dist_realcode.ninja_out(build, "compdb")
+    text = ninja_out(build, "compdb")
     entries = {}
     for entry in json.loads(text):
         out = entry.get("output")
         if out:
             entries[out] = entry
     return entries
-
-
-def parse_test(path: Path, target: str) -> TestSpec:
-    """The RUN and VERIFY lines of a generated .test file. Every program of
-    the subset has one `cd %S ; %S/<exe> <args> [< input]` RUN line."""
-    testdir = path.parent
-    run, verify = [], []
-    for line in path.read_text().splitlines():
-        key, _, rest = line.partition(":")
-        rest = rest.strip().replace("%S", str(testdir))
-        if key == "RUN":
-            run.append(rest)
-        elif key == "VERIFY":
-            verify.append(rest)
-        elif key == "PREPARE":
-            raise LinkError(f"{path}: PREPARE lines are not supported: {line}")
-    if len(run) != 1:
-        raise LinkError(f"{path}: expected one RUN line, found {len(run)}")
-    workdir, command = testdir, None
-    for part in run[0].split(";"):
-        tokens = shlex.split(part)
-        if tokens[:1] == ["cd"] and len(tokens) == 2:
-            workdir = Path(tokens[1])
-        elif tokens and command is None:
-            command = tokens
-        elif tokens:
-            raise LinkError(f"{path}: unsupported RUN line: {run[0]}")
-    exe = str(testdir / Path(target).name)
-    if not command or command[0] != exe:
-        raise LinkError(f"{path}: RUN line does not run {exe}: {run[0]}")
-    args, stdin, i = [], None, 1
-    while i < len(command):
-        tok = command[i]
-        if tok == "<" and i + 1 < len(command):
-            stdin = workdir / command[i + 1]
-            i += 2
-            continue
-        if any(c in tok for c in "<>|&"):
-            raise LinkError(f"{path}: unsupported RUN line: {run[0]}")
-        args.append(tok)
-        i += 1
-    return TestSpec(testdir, workdir, args, stdin, verify)
 
 
 def collect(args: argparse.Namespace) -> List[Exe]:
@@ -295,7 +216,7 @@ def collect(args: argparse.Namespace) -> List[Exe]:
     for config in [REF] + [c for c in args.configs if c != REF]:
         build = build_dir(args, config)
         ns = SimpleNamespace(build=build, programs=args.programs)
-        targets = {t.name: t for t in dist_realcode.find_targets(ns)}
+        targets = {t.name: t for t in find_targets(ns)}
         compdb = compile_commands(build)
         if config == REF:
             for t in targets.values():
@@ -344,10 +265,6 @@ def binaries(args: argparse.Namespace) -> List[str]:
     return [f"{c}-{m}" for c in args.configs for m in SPEC[c].modes if m in args.modes]
 
 
-def relink_path(args: argparse.Namespace, binary: str, exe: Exe) -> Path:
-    return args.out / "relink" / binary / exe.name
-
-
 def relink_argv(args: argparse.Namespace, binary: str, exe: Exe) -> List[str]:
     """The build's link command through clang-22's driver and ld.lld-22."""
     config, mode = binary.split("-", 1)
@@ -362,16 +279,6 @@ def relink_argv(args: argparse.Namespace, binary: str, exe: Exe) -> List[str]:
     if SPEC[config].unified:
         argv.append(f"-Wl,--lto={mode}")
     return argv + [f"-Wl,--thinlto-jobs={args.thinlto_jobs}"]
-
-
-def llvm_size(path: Path) -> dict:
-    proc = subprocess.run([str(LLVM_BIN / "llvm-size"), "--format=berkeley", str(path)],
-                          capture_output=True, text=True)
-    if proc.returncode != 0:
-        raise LinkError(f"llvm-size {path} failed:\n{proc.stderr}")
-    text, data, bss = (int(x) for x in proc.stdout.splitlines()[1].split()[:3])
-    return {"text": text, "data": data, "bss": bss, "text_data": text + data,
-            "file": path.stat().st_size}
 
 
 def compile_exe(exe: Exe, config: str, args: argparse.Namespace, r: int) -> None:
@@ -402,67 +309,6 @@ def link_exe(exe: Exe, binary: str, args: argparse.Namespace, r: int) -> None:
         return
     exe.link_cpu[binary][r] = cpu
     exe.link_wall[binary][r] = wall
-
-
-def read_summary(path: Path) -> Dict[str, float]:
-    values = {}
-    for line in path.read_text().splitlines():
-        parts = line.split()
-        if len(parts) == 2:
-            values[parts[0]] = float(parts[1])
-    return values
-
-
-def run_exe(exe: Exe, binary: str, args: argparse.Namespace, r: int, k: int) -> None:
-    """Runs the binary as lit's timeit module does (traditional output), then
-    the .test file's VERIFY lines on its output."""
-    config = binary.split("-")[0]
-    test = exe.test[config]
-    out_dir = args.out / "runs" / binary / Path(exe.name).parent
-    out_dir.mkdir(parents=True, exist_ok=True)
-    base = out_dir / Path(exe.name).name
-    output, summary = base.with_name(base.name + ".out"), base.with_name(base.name + ".time")
-    output.unlink(missing_ok=True)
-    summary.unlink(missing_ok=True)
-    # lit creates its temporary directory, %S/Output, before it runs a test;
-    # some programs write there (sim: Output/sim.res).
-    (test.testdir / "Output").mkdir(exist_ok=True)
-    timeout = str(args.run_timeout)
-    argv = [str(args.tools / "timeit-target"), "--timeout", timeout, "--limit-cpu", timeout,
-            *TIMEIT_LIMITS, "--append-exitstatus", "--redirect-output", str(output),
-            "--redirect-input", str(test.stdin or "/dev/null"), "--chdir", str(test.workdir),
-            "--summary", str(summary), str(relink_path(args, binary, exe)), *test.args]
-    proc = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    what = f"round {r + 1} run {k + 1}: {exe.short} [{binary}]"
-    if proc.returncode != 0 or not summary.is_file():
-        fail(exe, binary, f"{what}: timeit-target failed (exit {proc.returncode}):\n  "
-             f"{shlex.join(argv)}\n{proc.stderr[-2000:]}")
-        return
-    times = read_summary(summary)
-    record = {"user": times["user"], "sys": times["sys"], "real": times["real"],
-              "cpu": times["user"] + times["sys"], "exit": int(times["exit"])}
-    saved = output.with_name(output.name + ".raw")
-    shutil.copyfile(output, saved)  # VERIFY may rewrite it (HashProgramOutput.sh)
-    for line in test.verify:
-        cmd = line.replace("%o", shlex.quote(str(output))).replace("%b", str(args.tools))
-        check = subprocess.run(["/bin/sh", "-c", cmd], cwd=test.workdir,
-                               capture_output=True, text=True)
-        if check.returncode != 0:
-            record["verified"] = False
-            exe.runs[binary][r].append(record)
-            fail(exe, binary, f"{what}: output does not verify (program exit status "
-                 f"{record['exit']}; its output is in {saved}):\n  {cmd}\n"
-                 f"{(check.stdout + check.stderr)[-2000:]}")
-            return
-    record["verified"] = True
-    exe.runs[binary][r].append(record)
-
-
-def fail(exe: Exe, key: str, why: str) -> None:
-    """key (a configuration or a binary) leaves the run for this executable."""
-    if key not in exe.failed:
-        exe.failed[key] = why
-        print(f"  PROBLEM {why}", flush=True)
 
 
 def alive(exe: Exe, binary: str) -> bool:
@@ -556,29 +402,6 @@ def count_instructions(exes: List[Exe], args: argparse.Namespace) -> dict:
 
 
 # --- Report ------------------------------------------------------------------------------------
-
-def ratio_stats(num: List[Optional[float]], den: List[Optional[float]]) -> Optional[dict]:
-    per_round = [a / b for a, b in zip(num, den) if a is not None and b]
-    if not per_round:
-        return None
-    return {"rounds": per_round, "min": min(per_round), "median": statistics.median(per_round)}
-
-
-def median_of(values: List[Optional[float]]) -> Optional[float]:
-    present = [v for v in values if v is not None]
-    return statistics.median(present) if present else None
-
-
-def geomean(values: List[float]) -> float:
-    return math.exp(sum(math.log(v) for v in values) / len(values))
-
-
-def fmt(value: Optional[float], spec: str = ".2f") -> str:
-    return "–" if value is None else format(value, spec)
-
-
-def fmt_ratio(r: Optional[dict]) -> str:
-    return "–" if r is None else f"{r['min']:.3f} / {r['median']:.3f}"
 
 
 def cell(value: Optional[float], r: Optional[dict], spec: str = ".2f") -> str:
@@ -725,8 +548,8 @@ def report_text(exes: List[Exe], rows: Dict[str, dict], total: dict, args: argpa
     body = []
     for c in args.configs:
         t = total["compile"][c]
-        row = [c, f"`{SPEC[c].label()}`", str(t["tus"]), fmt(median_of(t["cpu_s_rounds"])),
-               fmt_ratio(t["ratio"]), fmt(median_of(t["wall_s_rounds"]))]
+        row = [c, f"`{SPEC[c].label()}`", str(t["tus"]), fmt(median_of(t["cpu_s_rounds"]), ".2f"),
+               fmt_ratio(t["ratio"]), fmt(median_of(t["wall_s_rounds"]), ".2f")]
         if instr:
             row += [f"{t['instructions']:,}", f"{t['instructions_ratio']:.4f}"]
         body.append(row)
@@ -741,9 +564,10 @@ def report_text(exes: List[Exe], rows: Dict[str, dict], total: dict, args: argpa
         verified = sum(1 for e in exes if all(best_run(e, b, r) is not None
                                               for r in range(args.rounds)))
         geo = rt["geomean"]
-        body.append([b, fmt(median_of(lt["cpu_s_rounds"])), fmt(median_of(lt["wall_s_rounds"])),
+        body.append([b, fmt(median_of(lt["cpu_s_rounds"]), ".2f"),
+                     fmt(median_of(lt["wall_s_rounds"]), ".2f"),
                      fmt_ratio(lt["ratio"]), f"{total['size'][b]:,}",
-                     fmt(total["size"][b + "_ratio"], ".4f"), fmt(rt["run_s_total"]),
+                     fmt(total["size"][b + "_ratio"], ".4f"), fmt(rt["run_s_total"], ".2f"),
                      "–" if geo is None or b == ref_of(b)
                      else f"{geo['min']:.3f} / {geo['median']:.3f}",
                      f"{verified}/{len(exes)}"])
@@ -847,7 +671,7 @@ def parse_args(argv: Optional[List[str]]) -> argparse.Namespace:
     if min(args.rounds, args.runs, args.jobs, args.thinlto_jobs) < 1:
         ap.error("--rounds, --runs, --jobs and --thinlto-jobs must be positive")
     try:
-        args.programs = dist_realcode.parse_programs(args.programs)
+        args.programs = parse_programs(args.programs)
     except ValueError as e:
         ap.error(str(e))
     configs = {c.strip() for c in args.configs.split(",") if c.strip()} | {REF}

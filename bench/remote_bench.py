@@ -47,18 +47,16 @@ import sys
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from ultobench.rounds import ratio, rotated
+from ultobench.corpuslink import (
+    build_first, check_dist_tools, DistConfig, Inputs, link_argv, link_once, LinkResult,
+    record_link)
 from ultobench.errors import LinkError
-from ultobench.tables import report_main
-from ultobench.toolchain import BENCH_DIR, LLVM_BIN, sha256
 from ultobench.measure import machine_cpu, server_cpu
-from ultobench.corpuslink import build_first, check_dist_tools, DistConfig, Inputs, link_argv, link_once, LinkResult, record_link
+from ultobench.rounds import ratio, rotated
+from ultobench.tables import fmt, report_main
+from ultobench.toolchain import BENCH_DIR, LLVM_BIN, sha256, WITH_REMOTE_WORKER
 
-WITH_REMOTE_WORKER = (BENCH_DIR.parent / "test" / "tools" / "ulto-dist" / "Inputs" /
-                      "with-remote-worker.sh")
 REMOTE_URL = "grpc://127.0.0.1:8980"  # where with-remote-worker.sh's server listens
-DistConfig = DistConfig
 
 # Rotation slots; the two remote links share a server and run as one slot.
 SLOTS = ["lld-inproc", "ulto-local", "ulto-remote"]
@@ -162,7 +160,6 @@ def median_stats(rounds: List[dict]) -> dict:
 
 
 # --- The server -------------------------------------------------------------------------
-
 
 
 def server_env(args: argparse.Namespace) -> Dict[str, str]:
@@ -393,10 +390,6 @@ def farm_model(rows: Dict[str, dict], phases: Dict[str, dict], args: argparse.Na
             "rpc_per_job_median_s": rpc["median_s"], "in_flight": args.remote_jobs,
             "t_rpc_s": t_rpc, "t_total_s": total,
             "speedup_vs_lld_inproc": rows["lld-inproc"]["wall_s"] / total}
-
-
-def fmt(value: Optional[float], spec: str) -> str:
-    return "–" if value is None else format(value, spec)
 
 
 def mib(value: Optional[float]) -> str:

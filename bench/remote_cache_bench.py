@@ -54,17 +54,15 @@ import time
 from pathlib import Path
 from typing import Dict, List, Optional
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import concurrent_links  # noqa: E402  (sibling scripts, imported after sys.path setup)
-import dist_realcode  # noqa: E402
-import remote_bench  # noqa: E402
 from ultobench.errors import LinkError
 from ultobench.measure import server_cpu, timed_run
+from ultobench.snapshot import snapshot
 from ultobench.tables import report_main
+from ultobench.testsuite import (
+    find_targets, parse_programs, PROGRAMS, set_link_environment, Target)
+from ultobench.toolchain import BENCH_DIR, LLVM_BIN, WITH_REMOTE_WORKER
 from ultobench.workdir import fresh_own_dir
-from ultobench.toolchain import BENCH_DIR, LLVM_BIN
 
-WITH_REMOTE_WORKER = remote_bench.WITH_REMOTE_WORKER
 URLS = {"grpc": "grpc://127.0.0.1:8980", "http": "http://127.0.0.1:8981/ulto"}
 CONFIGS = ["none", "grpc-cold", "grpc-warm", "http-cold", "http-warm"]
 RATIOS = [("grpc-cold", "none"), ("http-cold", "none"),
@@ -97,7 +95,7 @@ def phase_server_cpu(args: argparse.Namespace) -> float:
     return sum(server_cpu(args.phase_server)) if args.phase_server else 0.0
 
 
-def link(target: dist_realcode.Target, config: str, args: argparse.Namespace,
+def link(target: Target, config: str, args: argparse.Namespace,
          platform: Optional[str] = None) -> dict:
     """One timed link with an empty local cache; its figures."""
     server_before = phase_server_cpu(args)
@@ -127,7 +125,7 @@ def link(target: dist_realcode.Target, config: str, args: argparse.Namespace,
 
 def phase_round(args: argparse.Namespace) -> int:
     """Inside the server's namespace: one round, written to --phase-out."""
-    targets = dist_realcode.find_targets(args)
+    targets = find_targets(args)
     # The server's JIT warms up on actions of their own (another platform).
     for target in targets[:args.server_warmup]:
         for config in ("grpc-cold", "http-cold"):
@@ -229,14 +227,14 @@ def table(summary: dict, executables: int, jobs: int, large_s: float) -> str:
 
 
 def benchmark(args: argparse.Namespace) -> tuple:
-    args.link_bin = concurrent_links.snapshot(args.ulto_bin, args.build / "tools-remote-cache",
+    args.link_bin = snapshot(args.ulto_bin, args.build / "tools-remote-cache",
                                               ["ld.ulto", "ulto"])
-    targets = dist_realcode.find_targets(args)
+    targets = find_targets(args)
     if not targets:
         raise LinkError(f"no executables with bitcode in {args.build}: build them with "
                         f"dist_realcode.py first")
     fresh_own_dir(args.relink_dir, "--relink-dir", mine=True)
-    dist_realcode.set_link_environment(args)
+    set_link_environment(args)
     for target in targets:  # Warm-up: the page cache, untimed.
         link(target, "none", args)
     rounds = [run_round(r, args) for r in range(args.rounds)]
@@ -251,7 +249,7 @@ def benchmark(args: argparse.Namespace) -> tuple:
 
 def parse_args(argv: Optional[List[str]]) -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--programs", default=";".join(dist_realcode.PROGRAMS),
+    ap.add_argument("--programs", default=";".join(PROGRAMS),
                     help="';'-separated MultiSource/Benchmarks subdirectories (default: "
                          "dist_realcode.py's 15)")
     ap.add_argument("--rounds", type=int, default=3)
@@ -271,10 +269,10 @@ def parse_args(argv: Optional[List[str]]) -> argparse.Namespace:
                     help="executables linked untimed against each round's new server "
                          "first, on actions of their own, to warm its JIT (default 8)")
     args = ap.parse_args(argv)
-    args.programs = dist_realcode.parse_programs(args.programs)
+    args.programs = parse_programs(args.programs)
     args.build = args.build.resolve()
     args.relink_dir = (args.relink_dir or args.build / "relink-remote-cache").resolve()
-    args.shared_slots = False  # A private slot pool (dist_realcode.set_link_environment).
+    args.shared_slots = False  # A private slot pool (set_link_environment).
     return args
 
 

@@ -20,7 +20,6 @@ from ultobench.measure import timed_run
 from ultobench.toolchain import BENCH_DIR, LLVM_BIN, own_workers, ULTO_SUMMARY
 from ultobench.workdir import fresh_own_dir, in_dir
 
-
 COMPILE_FLAGS = ["-flto", "-funified-lto"]  # compile_bench adds -c -O2 -std=c++17
 
 

@@ -11,7 +11,6 @@ from typing import Dict, List, Optional, Tuple
 
 from ultobench.errors import CompileError
 
-
 COMMON_FLAGS = ["-c", "-O2", "-std=c++17"]
 
 

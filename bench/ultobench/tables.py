@@ -31,3 +31,7 @@ def report_main(args, run, report_name: str) -> int:
     out.write_text(json.dumps(report, indent=2) + "\n")
     print(f"\nwrote {out}")
     return 0
+
+
+def fmt_ratio(r: Optional[dict]) -> str:
+    return "–" if r is None else f"{r['min']:.3f} / {r['median']:.3f}"

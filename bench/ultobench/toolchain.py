@@ -79,7 +79,11 @@ def own_workers(ld_ulto: Path) -> List[str]:
 
 def sha256(path: Path) -> str:
     """Which build was measured (ld.ulto is rebuilt often)."""
-    return hashlib.sha256(path.resolve().read_bytes()).hexdigest()
+    h = hashlib.sha256()
+    with open(path.resolve(), "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
 
 
 # The executor's report, if any (remote_bench.py reads it), follows "at once; ".
@@ -101,3 +105,7 @@ def variant_bins(ap: argparse.ArgumentParser, specs: List[str], prefix: str,
             ap.error(f"--variant-bin {spec}: expected NAME=DIR, NAME new and a word")
         variants[config] = Path(where).resolve()
     return variants
+
+
+WITH_REMOTE_WORKER = (BENCH_DIR.parent / "test" / "tools" / "ulto-dist" / "Inputs" /
+                      "with-remote-worker.sh")

@@ -8,7 +8,6 @@ from typing import Iterator
 
 from ultobench.errors import LinkError
 
-
 OWN_DIR_MARK = ".ulto-bench"
 
 
