@@ -51,30 +51,18 @@ import re
 import shlex
 import shutil
 import signal
-import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional
 
 HERE = Path(__file__).resolve().parent
-REPO = HERE.parent.parent
-sys.path.insert(0, str(HERE))
-sys.modules.setdefault("realworld", sys.modules[__name__])  # sdk.py's `import realworld`
-from recipes import RECIPES  # noqa: E402
+sys.path[:0] = [str(HERE), str(HERE.parent)]  # recipes.py and sdk.py; bench/ultobench
+from recipes import RECIPES  # noqa: E402  (after the sys.path setup)
 import sdk  # noqa: E402
-
-LLVM_BIN = Path("/usr/lib/llvm-22/bin")
-ULTO_PREFIX = REPO / "build"
-# set by set_prefix(): the ulto tools the cells use
-ULTO_BIN = ULTO_PREFIX / "bin"
-TOOLCHAIN_FILE = ULTO_PREFIX / "share" / "ulto" / "ulto.cmake"
-
-
-def set_prefix(prefix: Path) -> None:
-    global ULTO_BIN, TOOLCHAIN_FILE
-    ULTO_BIN = prefix / "bin"
-    TOOLCHAIN_FILE = prefix / "share" / "ulto" / "ulto.cmake"
+from ultobench import projects  # noqa: E402
+from ultobench.projects import fetch, log, on_term, run_step, set_prefix, tally  # noqa: E402
+from ultobench.toolchain import LLVM_BIN  # noqa: E402
 
 
 def snapshot(prefix: Path, dest: Path) -> Path:
@@ -85,79 +73,10 @@ def snapshot(prefix: Path, dest: Path) -> Path:
     for sub in ("bin", "lib/ulto", "share/ulto"):
         shutil.copytree(prefix / sub, dest / sub, symlinks=True)
     return dest
+
+
 CONFIGS = ["B", "T", "F", "D", "S"]
 MODES = {"T": "thin", "F": "full", "D": "distributed"}
-SRC_LIST = Path("/etc/apt/sources.list.d/ulto-realworld-src.sources")
-DEB_SRC = """Types: deb-src
-URIs: http://deb.debian.org/debian
-Suites: bookworm bookworm-updates
-Components: main
-Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-"""
-
-
-def log(msg: str) -> None:
-    print(f"[{time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
-
-
-# ---------------------------------------------------------------- sources --
-
-def apt_retry(cmd: List[str], cwd: Optional[Path] = None) -> subprocess.CompletedProcess:
-    """apt may be busy with another user's run: retry on its lock."""
-    for attempt in range(30):
-        p = subprocess.run(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                           text=True)
-        if p.returncode == 0 or "lock" not in p.stdout.lower():
-            return p
-        time.sleep(10)
-    return p
-
-
-def have_deb_src() -> bool:
-    d = Path("/etc/apt")
-    files = [d / "sources.list"] + sorted((d / "sources.list.d").glob("*"))
-    for f in files:
-        try:
-            text = f.read_text()
-        except OSError:
-            continue
-        if f.suffix == ".sources" and re.search(r"^Types:.*deb-src", text, re.M):
-            return True
-        if f.suffix == ".list" and re.search(r"^\s*deb-src\s", text, re.M):
-            return True
-    return False
-
-
-def fetch(package: str, cache: Path) -> Path:
-    """The extracted sources of a Debian source package, fetched once."""
-    cache.mkdir(parents=True, exist_ok=True)
-    tree = cache / "src" / package
-    if (tree / ".extracted").exists():
-        return tree
-    dscs = sorted(cache.glob(f"{package}_*.dsc"))
-    if not dscs:
-        if not have_deb_src():
-            log(f"adding {SRC_LIST}")
-            SRC_LIST.write_text(DEB_SRC)
-            p = apt_retry(["apt-get", "update"])
-            if p.returncode:
-                raise RuntimeError(f"apt-get update failed:\n{p.stdout[-2000:]}")
-        log(f"fetching {package}")
-        p = apt_retry(["apt-get", "source", "--download-only", package], cwd=cache)
-        dscs = sorted(cache.glob(f"{package}_*.dsc"))
-        if p.returncode or not dscs:
-            for f in dscs:
-                f.unlink()
-            raise RuntimeError(f"apt-get source {package} failed:\n{p.stdout[-2000:]}")
-    if tree.exists():
-        shutil.rmtree(tree)
-    tree.parent.mkdir(parents=True, exist_ok=True)
-    p = subprocess.run(["dpkg-source", "--no-check", "-x", str(dscs[-1]), str(tree)],
-                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    if p.returncode:
-        raise RuntimeError(f"dpkg-source -x {dscs[-1].name} failed:\n{p.stdout[-2000:]}")
-    (tree / ".extracted").write_text(dscs[-1].name + "\n")
-    return tree
 
 
 # ----------------------------------------------------------- toolchains --
@@ -174,8 +93,9 @@ class Toolchain:
             self.cc, self.cxx = str(LLVM_BIN / "clang"), str(LLVM_BIN / "clang++")
             tools = LLVM_BIN
         else:
-            self.cc, self.cxx = str(ULTO_BIN / "ulto-clang"), str(ULTO_BIN / "ulto-clang++")
-            tools = ULTO_BIN
+            self.cc = str(projects.ULTO_BIN / "ulto-clang")
+            self.cxx = str(projects.ULTO_BIN / "ulto-clang++")
+            tools = projects.ULTO_BIN
         self.ar, self.ranlib, self.nm = (str(tools / t) for t in ("llvm-ar", "llvm-ranlib", "llvm-nm"))
         lto = f"-flto={self.mode} -funified-lto"
         self.cflags = f"-O2 {lto}"
@@ -186,7 +106,7 @@ class Toolchain:
         if cfg == "S":
             self.extra_link = [
                 "-Wl,--lto=thin",
-                f"-Wl,--thinlto-distributor={ULTO_BIN / 'ulto'}",
+                f"-Wl,--thinlto-distributor={projects.ULTO_BIN / 'ulto'}",
                 "-Wl,--thinlto-distributor-arg=dist",
                 f"-Wl,--thinlto-distributor-arg=--cache-dir={dist_cache}",
                 "-Wl,--thinlto-distributor-arg=--no-service",
@@ -216,7 +136,8 @@ class Toolchain:
                     f"-DCMAKE_C_FLAGS={self.cflags}", f"-DCMAKE_CXX_FLAGS={self.cflags}"]
             args += [f"-DCMAKE_{k}_LINKER_FLAGS={link}" for k in ("EXE", "SHARED", "MODULE")]
         else:
-            args = [f"-DCMAKE_TOOLCHAIN_FILE={TOOLCHAIN_FILE}", f"-DULTO_LTO_MODE={self.mode}",
+            args = [f"-DCMAKE_TOOLCHAIN_FILE={projects.TOOLCHAIN_FILE}",
+                    f"-DULTO_LTO_MODE={self.mode}",
                     "-DCMAKE_C_FLAGS=-O2", "-DCMAKE_CXX_FLAGS=-O2"]
             if self.dist_ulto:
                 args.append("-DULTO_DIST_OPTIONS=" + ";".join(self.dist_ulto))
@@ -234,7 +155,7 @@ class Toolchain:
             # finds it; otherwise "Unsupported linker, only bfd, gold, and lld
             # are supported, not ulto"
             env.update(CC_LD="ulto", CXX_LD="ulto",
-                       PATH=f"{ULTO_BIN}:{os.environ.get('PATH', '')}")
+                       PATH=f"{projects.ULTO_BIN}:{os.environ.get('PATH', '')}")
         if self.cfg == "D":
             comp = ["-funified-lto", "-flto=distributed"]
             link = comp + self.link_flags + [f"-Wl,{o}" for o in self.dist_ulto]
@@ -255,52 +176,6 @@ class Toolchain:
 
 
 # -------------------------------------------------------------- running --
-
-RUNNING: List[int] = []  # the step's process group, stopped with us
-
-
-def on_term(signum, frame) -> None:
-    for pid in RUNNING:
-        try:
-            os.killpg(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-    sys.exit(128 + signum)
-
-
-def run_step(cmd, cwd: Path, env: Dict[str, str], logf, timeout: float,
-             shell: bool = False) -> Dict:
-    """Run one step as a process group; wall, CPU (wait4) and exit status."""
-    shown = cmd if shell else shlex.join(cmd)
-    logf.write(f"\n$ cd {cwd} && {shown}\n")
-    logf.flush()
-    t0 = time.monotonic()
-    p = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=logf, stderr=subprocess.STDOUT,
-                         shell=shell, start_new_session=True)
-    RUNNING[:] = [p.pid]
-    timed_out = False
-    deadline = t0 + timeout
-    while True:
-        pid, status, ru = os.wait4(p.pid, os.WNOHANG)
-        if pid:
-            break
-        if time.monotonic() > deadline:
-            timed_out = True
-            os.killpg(p.pid, signal.SIGKILL)
-            pid, status, ru = os.wait4(p.pid, 0)
-            break
-        time.sleep(0.05)
-    p.returncode = os.waitstatus_to_exitcode(status)
-    try:  # what the group left behind
-        os.killpg(p.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-    rc = p.returncode
-    logf.write(f"# exit {rc}{' (timed out)' if timed_out else ''}, "
-               f"{time.monotonic() - t0:.1f}s wall, {ru.ru_utime + ru.ru_stime:.1f}s CPU\n")
-    logf.flush()
-    return {"rc": rc, "timed_out": timed_out, "wall": round(time.monotonic() - t0, 2),
-            "cpu": round(ru.ru_utime + ru.ru_stime, 2)}
 
 
 def fmt_args(items: List[str], v: Dict[str, str]) -> List[str]:
@@ -531,13 +406,6 @@ def cell_text(c: Optional[Dict]) -> str:
     return s + ("" if c.get("pass") else " FAIL")
 
 
-def tally(cells: List[Optional[Dict]]) -> Tuple[int, int]:
-    """The cells that passed and failed, of those that ran."""
-    ran = [c for c in cells if c is not None]
-    passed = sum(1 for c in ran if c.get("pass"))
-    return passed, len(ran) - passed
-
-
 def print_table(report: Dict, configs: List[str]) -> None:
     w = 20
     print(f"{'project':<18}" + "".join(f"{c:<{w}}" for c in configs))
@@ -580,7 +448,7 @@ def main() -> int:
                     help="JSON report (default <work>/report.json)")
     ap.add_argument("--keep", action="store_true",
                     help="keep every cell's tree as <work>/<project>/<config>")
-    ap.add_argument("--ulto-prefix", type=Path, default=ULTO_PREFIX,
+    ap.add_argument("--ulto-prefix", type=Path, default=projects.ULTO_PREFIX,
                     help="ulto's install prefix or build tree (default %(default)s)")
     ap.add_argument("--no-snapshot", action="store_true",
                     help="use --ulto-prefix in place, not a copy in <work>/ulto-snapshot")

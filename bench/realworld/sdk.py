@@ -55,11 +55,16 @@ import shlex
 import shutil
 import signal
 import statistics
+import sys
 import time
 from pathlib import Path
 from typing import Dict, List
 
-import realworld as rw
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))  # bench/ultobench
+from ultobench import projects  # noqa: E402  (after the sys.path setup)
+from ultobench.projects import fetch, log, run_step, tally  # noqa: E402
+from ultobench.toolchain import LLVM_BIN  # noqa: E402
 
 KINDS = {
     "plain": {"compile": [], "link": []},
@@ -181,7 +186,7 @@ class Ctx:
     def sources(self, package: str) -> str:
         """The package's sources, copied once per run into <work>/src."""
         if package not in self.dirs:
-            src = rw.fetch(package, self.cache)
+            src = fetch(package, self.cache)
             dest = self.work / "src" / package
             if dest.exists():
                 shutil.rmtree(dest)
@@ -217,7 +222,7 @@ def compile_objs(ctx: Ctx, srcs: List[str], cmd: List[str], objdir: Path,
         objs.append(obj)
         lines.append(f"build {obj}: cc {s}\n  cmd = {shlex.join(cmd + ['-c', s, '-o', obj])}\n")
     (objdir / "build.ninja").write_text("\n".join(lines))
-    step = rw.run_step(["ninja", "-j", str(ctx.jobs), "-f", str(objdir / "build.ninja")],
+    step = run_step(["ninja", "-j", str(ctx.jobs), "-f", str(objdir / "build.ninja")],
                        objdir, ctx.env, logf, 7200)
     return step, objs
 
@@ -232,7 +237,7 @@ def build_archives(ctx: Ctx, rec: Dict, cmd: List[str], outdir: Path, logf) -> D
         lib = outdir / name
         if lib.exists():
             lib.unlink()
-        ar = rw.run_step([str(rw.ULTO_BIN / "llvm-ar"), "rcs", str(lib)] + objs, outdir,
+        ar = run_step([str(projects.ULTO_BIN / "llvm-ar"), "rcs", str(lib)] + objs, outdir,
                          ctx.env, logf, 600)
         for s in (step, ar):
             res["cpu"] = round(res["cpu"] + s["cpu"], 2)
@@ -255,20 +260,21 @@ def build_sdk(ctx: Ctx, rec: Dict, byname: Dict[str, Dict]) -> Dict:
     if outdir.exists():
         shutil.rmtree(outdir)
     outdir.mkdir(parents=True)
-    cmd = [str(rw.ULTO_BIN / "ulto-clang++")] + ctx.sdk_flags + [ctx.fmt(f) for f in rec["cflags"]]
-    rw.log(f"{rec['name']}: SDK: {shlex.join(cmd[:len(ctx.sdk_flags) + 1])} ...")
+    cmd = ([str(projects.ULTO_BIN / "ulto-clang++")] + ctx.sdk_flags
+           + [ctx.fmt(f) for f in rec["cflags"]])
+    log(f"{rec['name']}: SDK: {shlex.join(cmd[:len(ctx.sdk_flags) + 1])} ...")
     with open(outdir / "sdk.log", "w") as logf:
         res = build_archives(ctx, rec, cmd, outdir, logf)
         res["compile"] = shlex.join(cmd)
         start = logf.tell()
         libs = [a["path"] for a in res["archives"].values()]
-        chk = rw.run_step([str(rw.ULTO_BIN / "ulto"), "sdk", "check"] + libs, outdir,
+        chk = run_step([str(projects.ULTO_BIN / "ulto"), "sdk", "check"] + libs, outdir,
                           ctx.env, logf, 600)
     res["sdk_check"] = {"rc": chk["rc"], "output": Path(logf.name).read_bytes()[start:]
                         .decode(errors="replace").strip().splitlines()[1:-1]}
     res["log"] = str(outdir / "sdk.log")
     ctx.sdks[rec["name"]] = res
-    rw.log(f"{rec['name']}: SDK {'ok' if res['ok'] else 'FAILED'}, {res['cpu']}s CPU; "
+    log(f"{rec['name']}: SDK {'ok' if res['ok'] else 'FAILED'}, {res['cpu']}s CPU; "
            f"sdk check: {'universal' if chk['rc'] == 0 else 'NOT universal'}")
     return res
 
@@ -295,9 +301,9 @@ def archives_of(ctx: Ctx, rec: Dict, byname: Dict[str, Dict], con: Dict,
 
 
 def compile_cmd(compiler: str, kind: str, cflags: List[str], extra: List[str] = ()) -> List[str]:
-    head = {"ulto": [str(rw.ULTO_BIN / "ulto-clang++"), "-O2", "-flto", "-funified-lto"],
-            "stock": [str(rw.LLVM_BIN / "clang++"), "-O2", "-flto=thin", "-funified-lto"],
-            "clang": [str(rw.LLVM_BIN / "clang++"), "-O2"],  # NATIVE_MODES'
+    head = {"ulto": [str(projects.ULTO_BIN / "ulto-clang++"), "-O2", "-flto", "-funified-lto"],
+            "stock": [str(LLVM_BIN / "clang++"), "-O2", "-flto=thin", "-funified-lto"],
+            "clang": [str(LLVM_BIN / "clang++"), "-O2"],  # NATIVE_MODES'
             "gcc": ["g++", "-O2"]}[compiler]
     return head + KINDS[kind]["compile"] + list(extra) + cflags
 
@@ -309,15 +315,15 @@ def link_cmd(mode: str, kind: str, dist_cache: Path, extra: List[str] = (),
     k = KINDS[kind]["link"] + list(extra)
     if mode.startswith("ulto-"):
         m = {"ulto-thin": "thin", "ulto-full": "full", "ulto-dist": "distributed"}[mode]
-        cmd = [str(rw.ULTO_BIN / "ulto-clang++"), "-O2", f"-flto={m}", "-funified-lto"] + k
+        cmd = [str(projects.ULTO_BIN / "ulto-clang++"), "-O2", f"-flto={m}", "-funified-lto"] + k
         if m == "distributed":
             cmd += [f"-Wl,--dist-cache-dir={dist_cache}", "-Wl,--no-dist-service"]
         return cmd
     if mode in NATIVE_MODES:
-        return {"clang-lld": [str(rw.LLVM_BIN / "clang++"), "-O2", "-fno-lto", "-fuse-ld=lld"],
+        return {"clang-lld": [str(LLVM_BIN / "clang++"), "-O2", "-fno-lto", "-fuse-ld=lld"],
                 "gcc-bfd": ["g++", "-O2", "-fuse-ld=bfd"],
                 "mold": ["g++", "-O2", "-fuse-ld=mold"]}[mode] + k
-    return [str(rw.LLVM_BIN / "clang++"), "-O2", "-flto=thin", "-funified-lto",
+    return [str(LLVM_BIN / "clang++"), "-O2", "-flto=thin", "-funified-lto",
             "-fuse-ld=lld", f"-Wl,--lto={mode[4:]}"] + (FAT if fat else []) + k
 
 
@@ -362,7 +368,7 @@ def run_program(ctx: Ctx, name: str, con: Dict, exe: Path, cell: Path, logf,
         Path(ctx.fmt(v, cell=cell)).mkdir(parents=True, exist_ok=True)
     logf.flush()
     start = logf.tell()
-    step = rw.run_step([str(exe)] + con.get("args", []), cwd, env, logf, con.get("timeout", 900))
+    step = run_step([str(exe)] + con.get("args", []), cwd, env, logf, con.get("timeout", 900))
     text = Path(logf.name).read_bytes()[start:].decode(errors="replace")
     passed, failed = parse_tests(con["tests"], text)
     flaky: List[str] = []
@@ -370,7 +376,7 @@ def run_program(ctx: Ctx, name: str, con: Dict, exe: Path, cell: Path, logf,
         # GoogleTest's failing tests once more, on their own: those that pass
         # then are listed as flaky (leveldb's timing tests)
         only = ["--gtest_filter=" + ":".join(failed)]
-        again = rw.run_step([str(exe)] + con.get("args", []) + only, cwd, env, logf,
+        again = run_step([str(exe)] + con.get("args", []) + only, cwd, env, logf,
                             con.get("timeout", 900))
         text2 = Path(logf.name).read_bytes()[start:].decode(errors="replace")[len(text):]
         flaky = [t for t in GTEST_OK.findall(text2) if t in failed]
@@ -420,7 +426,7 @@ def run_cell(ctx: Ctx, rec: Dict, byname: Dict[str, Dict], kind: str, mode: str,
             exe = cell / name
             cmd = (link_cmd(mode, kind, dist_cache, fat=ctx.fat) + objs[name]
                    + archives_of(ctx, rec, byname, con, where) + ldlibs + ["-o", str(exe)])
-            step = rw.run_step(cmd, cell, ctx.env, logf, 3600)
+            step = run_step(cmd, cell, ctx.env, logf, 3600)
             res["links"][name] = step
             res["link_cpu"] = round(res["link_cpu"] + step["cpu"], 2)
             res["link_wall"] = round(res["link_wall"] + step["wall"], 2)
@@ -493,7 +499,7 @@ def run_library(ctx: Ctx, rec: Dict, byname: Dict[str, Dict], kinds: List[str],
                 step, objs[compiler] = compile_consumers(
                     ctx, rec, cmd, ldir / f"obj-{compiler}-{kind}", logf)
             lib["compiles"][f"{compiler}/{kind}"] = dict(step, command=shlex.join(cmd))
-            rw.log(f"{rec['name']} {kind}: consumers compiled by {compiler}: "
+            log(f"{rec['name']} {kind}: consumers compiled by {compiler}: "
                    f"{'ok' if step['rc'] == 0 else 'FAILED'}, {step['cpu']}s CPU")
         for mode in kmodes:
             compiler = COMPILER[mode]
@@ -504,7 +510,7 @@ def run_library(ctx: Ctx, rec: Dict, byname: Dict[str, Dict], kinds: List[str],
                 continue
             c = run_cell(ctx, rec, byname, kind, mode, objs[compiler], ldlibs)
             lib["cells"][f"{kind}/{mode}"] = c
-            rw.log(f"{rec['name']} {kind} {mode}: link {'ok' if c['link_ok'] else 'FAILED'} "
+            log(f"{rec['name']} {kind} {mode}: link {'ok' if c['link_ok'] else 'FAILED'} "
                    f"{c['link_cpu']}s CPU, tests {len(c['passed'])}/"
                    f"{len(c['passed']) + len(c['failed'])}")
     judge(lib["cells"])
@@ -526,8 +532,8 @@ def diagnose_cfi(ctx: Ctx, rec: Dict, byname: Dict[str, Dict], names: List[str],
     if ddir.exists():
         shutil.rmtree(ddir)
     ddir.mkdir(parents=True)
-    rw.log(f"{rec['name']}: CFI diagnosis of {', '.join(names)}")
-    classic = [str(rw.LLVM_BIN / "clang++"), "-O2", "-flto", "-fsanitize=cfi",
+    log(f"{rec['name']}: CFI diagnosis of {', '.join(names)}")
+    classic = [str(LLVM_BIN / "clang++"), "-O2", "-flto", "-fsanitize=cfi",
                "-fvisibility=hidden"] + CFI_DIAG
     out: Dict = {"classic_compile": shlex.join(classic), "programs": {}}
     with open(ddir / "diag.log", "w") as logf:
@@ -542,13 +548,13 @@ def diagnose_cfi(ctx: Ctx, rec: Dict, byname: Dict[str, Dict], names: List[str],
                 "classic": compile_consumers(ctx, rec, classic + cflags, ddir / "obj-classic",
                                              logf, names)[1]}
         links = {"ulto": link_cmd("ulto-full", "cfi", ddir, CFI_DIAG),
-                 "classic": [str(rw.LLVM_BIN / "clang++"), "-O2", "-flto", "-fuse-ld=lld",
+                 "classic": [str(LLVM_BIN / "clang++"), "-O2", "-flto", "-fuse-ld=lld",
                              "-fsanitize=cfi", "-fvisibility=hidden"] + CFI_DIAG}
         for name in names:
             con, prog = rec["consumers"][name], {}
             for variant in ("ulto", "classic"):
                 exe = ddir / f"{name}-{variant}"
-                step = rw.run_step(links[variant] + objs[variant][name]
+                step = run_step(links[variant] + objs[variant][name]
                                    + archives_of(ctx, rec, byname, con, where[variant])
                                    + ldlibs + ["-o", str(exe)], ddir, ctx.env, logf, 3600)
                 prog[variant] = (run_program(ctx, name, con, exe, ddir, logf)["cfi_reports"]
@@ -586,7 +592,7 @@ def print_table(report: Dict, modes: List[str]) -> None:
             if not any(cells):
                 continue
             print(f"{name:<12}{kind:<7}" + "".join(f"{cell_text(c):<{w}}" for c in cells))
-            passed, failed = rw.tally(cells)
+            passed, failed = tally(cells)
             npass, nfail = npass + passed, nfail + failed
     print("cell: tests passed/total, link CPU s (every consumer of the cell), N~: N tests "
           "failed and passed when run again alone (flaky); reference (FAIL when a test "
@@ -646,7 +652,7 @@ def main(args) -> int:
     ctx = Ctx(work, args.cache, args.jobs, args.keep, args.fat)
     out = args.out or work / "sdk-report.json"
     report = {"date": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
-              "jobs": args.jobs, "ulto_bin": str(rw.ULTO_BIN), "sdk_flags": ctx.sdk_flags,
+              "jobs": args.jobs, "ulto_bin": str(projects.ULTO_BIN), "sdk_flags": ctx.sdk_flags,
               "kinds": KINDS, "modes": modes, "reference": "/".join(REFERENCE),
               "libraries": {}}
     for n in names:
@@ -655,7 +661,7 @@ def main(args) -> int:
         out.write_text(json.dumps(report, indent=1))
     print_table(report, modes)
     out.write_text(json.dumps(report, indent=1))
-    rw.log(f"report: {out}")
+    log(f"report: {out}")
     return 0
 
 
@@ -663,9 +669,9 @@ def main(args) -> int:
 
 def cost_builds() -> Dict[str, List[str]]:
     """--fat-cost's three ways to compile a library."""
-    ulto = [str(rw.ULTO_BIN / "ulto-clang++")]
+    ulto = [str(projects.ULTO_BIN / "ulto-clang++")]
     return {"bitcode": ulto + SDK_FLAGS, "fat": ulto + SDK_FLAGS + FAT,
-            "plain": [str(rw.LLVM_BIN / "clang++"), "-O2", "-fvisibility=hidden"]}
+            "plain": [str(LLVM_BIN / "clang++"), "-O2", "-fvisibility=hidden"]}
 
 
 def measure_cost(ctx: Ctx, recs: List[Dict], runs: int) -> Dict:
@@ -691,7 +697,7 @@ def measure_cost(ctx: Ctx, recs: List[Dict], runs: int) -> Dict:
                 r["cpu"].append(res["compile_cpu"])
                 r["bytes"].append(sum(Path(a["path"]).stat().st_size
                                       for a in res["archives"].values()))
-                rw.log(f"{rec['name']} {build} run {i + 1}: {res['compile_cpu']}s CPU, "
+                log(f"{rec['name']} {build} run {i + 1}: {res['compile_cpu']}s CPU, "
                        f"{r['bytes'][-1]} bytes")
     return out
 
@@ -723,7 +729,7 @@ def main_cost(args, recs: List[Dict]) -> int:
     print_cost(cost)
     out.write_text(json.dumps({
         "date": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
-        "ulto_bin": str(rw.ULTO_BIN), "libraries": cost,
+        "ulto_bin": str(projects.ULTO_BIN), "libraries": cost,
         "builds": {b: shlex.join(c) for b, c in cost_builds().items()}}, indent=1))
-    rw.log(f"report: {out}")
+    log(f"report: {out}")
     return 0
