@@ -51,10 +51,10 @@ from ultobench.measure import timed_run
 from ultobench.snapshot import snapshot
 from ultobench.tables import report_main, table
 from ultobench.testsuite import (
-    BENCHMARKS, build_settings, check_build_tools, configure_and_build, Exe, EXE_TARGET,
-    find_targets, FLAGS, llvm_size, ninja_out, parse_programs, parse_test, PROGRAMS,
-    relink_path, run_exe, set_link_environment, Target)
-from ultobench.toolchain import BENCH_DIR, LLVM_BIN, REPO, sha256, ULTO_SUMMARY, WorkerServices
+    add_programs_option, add_testsuite_option, BENCHMARKS, build_settings, check_build_tools,
+    configure_and_build, Exe, EXE_TARGET, find_targets, FLAGS, llvm_size, ninja_out, parse_test,
+    programs_of, relink_path, run_exe, set_link_environment, Target)
+from ultobench.toolchain import BENCH_DIR, LLVM_BIN, sha256, ULTO_SUMMARY, WorkerServices
 from ultobench.workdir import fresh_own_dir
 
 REPORT = "identity.json"
@@ -290,10 +290,7 @@ def build_failures(build: Path) -> List[str]:
 
 def parse_args(argv: Optional[List[str]]) -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--programs", default=";".join(f"{BENCHMARKS}/{p}"
-                                                    for p in PROGRAMS),
-                    help="';'-separated MultiSource/Benchmarks subdirectories "
-                         "(default: all 15; the MultiSource/Benchmarks/ prefix is optional)")
+    add_programs_option(ap)
     ap.add_argument("--flags", default=",".join(FLAG_SETS),
                     help=f"comma-separated subset of {','.join(FLAG_SETS)} (default: all)")
     ap.add_argument("--ulto-bin", type=Path, default=Path("/work/main/build/bin"),
@@ -311,15 +308,11 @@ def parse_args(argv: Optional[List[str]]) -> argparse.Namespace:
                     help="ninja -j for building the programs (default 2)")
     ap.add_argument("--run-timeout", type=int, default=600, metavar="S",
                     help="timeit --timeout and --limit-cpu of a run (default 600 s)")
-    ap.add_argument("--testsuite", type=Path, default=REPO.parent / "shared" / "testsuite",
-                    help="the test-suite subset (default <repo>/../shared/testsuite)")
+    add_testsuite_option(ap)
     args = ap.parse_args(argv)
     if min(args.jobs, args.build_jobs, args.run_timeout) < 1:
         ap.error("--jobs, --build-jobs and --run-timeout must be positive")
-    try:
-        args.programs = parse_programs(args.programs)
-    except ValueError as e:
-        ap.error(str(e))
+    args.programs = programs_of(ap, args.programs)
     flags = {f.strip() for f in args.flags.split(",") if f.strip()}
     if not flags or flags - set(FLAG_SETS):
         ap.error(f"--flags takes a subset of {','.join(FLAG_SETS)}")

@@ -56,8 +56,8 @@ from ultobench.rounds import ratio_stats, rotated
 from ultobench.snapshot import snapshot
 from ultobench.tables import fmt_ratio, report_main
 from ultobench.testsuite import (
-    BENCHMARKS, check_build_tools, configure_and_build, find_targets, parse_programs, PROGRAMS,
-    set_link_environment, Target)
+    add_programs_option, add_testsuite_option, check_build_tools, configure_and_build,
+    find_targets, programs_of, set_link_environment, Target)
 from ultobench.toolchain import (
     BENCH_DIR, LLVM_BIN, sha256, ULTO_SUMMARY, variant_bins, WorkerServices)
 from ultobench.workdir import fresh_own_dir
@@ -296,9 +296,7 @@ def identity_word(flags: List[bool]) -> str:
 
 def parse_args(argv: Optional[List[str]]) -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--programs", default=";".join(f"{BENCHMARKS}/{p}" for p in PROGRAMS),
-                    help="';'-separated MultiSource/Benchmarks subdirectories "
-                         "(default: all 15; the MultiSource/Benchmarks/ prefix is optional)")
+    add_programs_option(ap)
     ap.add_argument("--rounds", type=int, default=3, help="timed rounds (default 3)")
     ap.add_argument("--configs", default=",".join(CONFIGS),
                     help=f"comma-separated subset of {','.join(CONFIGS)} (default: all)")
@@ -315,8 +313,7 @@ def parse_args(argv: Optional[List[str]]) -> argparse.Namespace:
                          "shards, objects), which it writes next to its output (default "
                          "BUILD/relink; a tmpfs directory takes the file system's cost of "
                          "creating them out of the comparison: bench/README.md)")
-    ap.add_argument("--testsuite", type=Path, default=REPO.parent / "shared" / "testsuite",
-                    help="the test-suite subset (default <repo>/../shared/testsuite)")
+    add_testsuite_option(ap)
     ap.add_argument("--ulto-bin", type=Path, default=Path("/work/main/build/bin"),
                     help="directory holding ulto-clang, ulto-clang++, ld.ulto and ulto "
                          "(default /work/main/build/bin)")
@@ -335,10 +332,7 @@ def parse_args(argv: Optional[List[str]]) -> argparse.Namespace:
     args = ap.parse_args(argv)
     if min(args.rounds, args.jobs, args.build_jobs) < 1:
         ap.error("--rounds, --jobs and --build-jobs must be positive")
-    try:
-        args.programs = parse_programs(args.programs)
-    except ValueError as e:
-        ap.error(str(e))
+    args.programs = programs_of(ap, args.programs)
     args.configs = [c.strip() for c in args.configs.split(",") if c.strip()]
     if not args.configs or any(c not in CONFIGS for c in args.configs):
         ap.error(f"--configs takes a subset of {','.join(CONFIGS)}")

@@ -70,7 +70,6 @@ and writes every figure to --out/fat_native.json.
 
 import argparse
 import hashlib
-import json
 import os
 import re
 import shlex
@@ -89,9 +88,10 @@ from typing import Dict, List, Optional, Tuple
 
 from ultobench.errors import BenchError
 from ultobench.rounds import geomean
-from ultobench.tables import fmt, table
+from ultobench.tables import fmt, report_main, table
 from ultobench.testsuite import (
-    BENCHMARKS, EXE_TARGET, link_step, ninja_out, parse_test, PROGRAMS, read_cache, TestSpec)
+    add_testsuite_option, BENCHMARKS, EXE_TARGET, link_step, ninja_out, parse_test, PROGRAMS,
+    read_cache, TestSpec)
 from ultobench.toolchain import BENCH_DIR, LLVM_BIN, REPO
 
 SMALL = ["PAQ8p", "SciMark2-C"]
@@ -709,8 +709,7 @@ def parse_args(argv: Optional[List[str]]) -> argparse.Namespace:
     ap.add_argument("--out", type=Path, default=BENCH_DIR / "out-fat-native",
                     help="build directories, outputs and the JSON report "
                          "(default bench/out-fat-native)")
-    ap.add_argument("--testsuite", type=Path, default=REPO.parent / "shared" / "testsuite",
-                    help="the test-suite subset (default <repo>/../shared/testsuite)")
+    add_testsuite_option(ap)
     ap.add_argument("--ulto-bin", type=Path, default=REPO / "ulto-bin",
                     help="directory holding ulto-clang and ulto-clang++ (default "
                          "<repo>/ulto-bin)")
@@ -833,21 +832,13 @@ def benchmark(args: argparse.Namespace) -> Tuple[dict, str]:
 def main(argv: Optional[List[str]] = None) -> int:
     args = parse_args(argv)
     args.failed = False
-    try:
-        result, text = benchmark(args)
-    except BenchError as e:
-        print(f"ERROR: {e}", file=sys.stderr)
-        return 1
-    print()
-    print(text)
-    out = args.out / REPORT
-    out.write_text(json.dumps(result, indent=2) + "\n")
-    print(f"\nwrote {out}")
-    if args.failed:
+    args.build = args.out  # where report_main writes the report
+    status = report_main(args, benchmark, REPORT, BenchError)
+    if status == 0 and args.failed:
         print("ERROR: some executables failed a check, to build or to verify (see PROBLEM "
               "above)", file=sys.stderr)
         return 1
-    return 0
+    return status
 
 
 if __name__ == "__main__":

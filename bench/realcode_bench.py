@@ -115,8 +115,8 @@ from ultobench.measure import (
 from ultobench.rounds import geomean, median_of, ratio_stats, rotated
 from ultobench.tables import fmt, fmt_ratio, report_main, table
 from ultobench.testsuite import (
-    BENCHMARKS, build_settings, configure_and_build, Exe, fail, find_targets, llvm_size,
-    ninja_out, parse_programs, parse_test, PROGRAMS, relink_path, run_exe)
+    add_programs_option, add_testsuite_option, build_settings, configure_and_build, Exe, fail,
+    find_targets, llvm_size, ninja_out, parse_test, programs_of, relink_path, run_exe)
 from ultobench.toolchain import BENCH_DIR, LLVM_BIN, sha256
 from ultobench.workdir import in_dir
 
@@ -632,9 +632,7 @@ def report_text(exes: List[Exe], rows: Dict[str, dict], total: dict, args: argpa
 
 def parse_args(argv: Optional[List[str]]) -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--programs", default=";".join(f"{BENCHMARKS}/{p}" for p in PROGRAMS),
-                    help="';'-separated MultiSource/Benchmarks subdirectories "
-                         "(default: all 15; the MultiSource/Benchmarks/ prefix is optional)")
+    add_programs_option(ap)
     ap.add_argument("--configs", default=",".join(s.name for s in SPECS if s.name != "E"),
                     help="comma-separated subset of A,A2,B,C,D,E (B, the reference, is "
                          "always included; default: all but the experiment E)")
@@ -662,18 +660,14 @@ def parse_args(argv: Optional[List[str]]) -> argparse.Namespace:
     ap.add_argument("--out", type=Path, default=BENCH_DIR / "out-realcode-compile",
                     help="build directories, relinked binaries, outputs and the JSON report "
                          "(default bench/out-realcode-compile)")
-    ap.add_argument("--testsuite", type=Path, default=REPO.parent / "shared" / "testsuite",
-                    help="the test-suite subset (default <repo>/../shared/testsuite)")
+    add_testsuite_option(ap)
     ap.add_argument("--ulto-bin", type=Path, default=REPO / "ulto-bin",
                     help="directory holding ulto-clang and ulto-clang++; default <repo>/ulto-bin, "
                          "a copy of build/bin (cp -a build/bin/. ulto-bin/)")
     args = ap.parse_args(argv)
     if min(args.rounds, args.runs, args.jobs, args.thinlto_jobs) < 1:
         ap.error("--rounds, --runs, --jobs and --thinlto-jobs must be positive")
-    try:
-        args.programs = parse_programs(args.programs)
-    except ValueError as e:
-        ap.error(str(e))
+    args.programs = programs_of(ap, args.programs)
     configs = {c.strip() for c in args.configs.split(",") if c.strip()} | {REF}
     if configs - set(SPEC):
         ap.error(f"unknown configurations {sorted(configs - set(SPEC))}; choose from A,A2,B,C,D")

@@ -2,7 +2,7 @@
 
 import json
 import sys
-from typing import List, Optional
+from typing import List, Optional, Type
 
 from ultobench.errors import LinkError
 
@@ -17,12 +17,14 @@ def table(head: List[str], rows: List[List[str]]) -> str:
     return "\n".join(lines)
 
 
-def report_main(args, run, report_name: str) -> int:
-    """Runs a benchmark, prints its table and writes its JSON report;
-    shared by the link-side benchmarks."""
+def report_main(args, run, report_name: str,
+                errors: Type[Exception] = LinkError) -> int:
+    """Runs a benchmark (run(args) -> (report, text)), prints its tables and
+    writes its JSON report to args.build/report_name; `errors` end it with
+    an ERROR line and exit status 1."""
     try:
         report, text = run(args)
-    except LinkError as e:
+    except errors as e:
         print(f"ERROR: {e}", file=sys.stderr)
         return 1
     print()

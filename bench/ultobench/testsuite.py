@@ -15,7 +15,7 @@ from typing import Dict, List, Optional, Tuple
 from ultobench.errors import LinkError
 from ultobench.jobs import Job
 from ultobench.measure import run_logged
-from ultobench.toolchain import BENCH_DIR, LLVM_BIN
+from ultobench.toolchain import BENCH_DIR, LLVM_BIN, REPO
 
 BENCHMARKS = "MultiSource/Benchmarks"
 
@@ -405,3 +405,23 @@ def fail(exe: Exe, key: str, why: str) -> None:
     if key not in exe.failed:
         exe.failed[key] = why
         print(f"  PROBLEM {why}", flush=True)
+
+
+def add_programs_option(ap: argparse.ArgumentParser) -> None:
+    """--programs, all 15 by default; programs_of() reads it."""
+    ap.add_argument("--programs", default=";".join(f"{BENCHMARKS}/{p}" for p in PROGRAMS),
+                    help="';'-separated MultiSource/Benchmarks subdirectories "
+                         "(default: all 15; the MultiSource/Benchmarks/ prefix is optional)")
+
+
+def programs_of(ap: argparse.ArgumentParser, text: str) -> List[str]:
+    """parse_programs(text); unknown programs are argparse's error."""
+    try:
+        return parse_programs(text)
+    except ValueError as e:
+        ap.error(str(e))
+
+
+def add_testsuite_option(ap: argparse.ArgumentParser) -> None:
+    ap.add_argument("--testsuite", type=Path, default=REPO.parent / "shared" / "testsuite",
+                    help="the test-suite subset (default <repo>/../shared/testsuite)")
