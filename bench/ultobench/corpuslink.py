@@ -21,8 +21,6 @@ from ultobench.toolchain import BENCH_DIR, LLVM_BIN, own_workers, ULTO_SUMMARY
 from ultobench.workdir import fresh_own_dir, in_dir
 
 COMPILE_FLAGS = ["-flto", "-funified-lto"]  # compile_bench adds -c -O2 -std=c++17
-
-
 ARCHIVE = "libunits.a"
 
 
@@ -98,18 +96,12 @@ def check_binary(config, expected: str, argv: List[str]) -> int:
 
 
 SEQ_DISTRIBUTOR = BENCH_DIR / "seq_distributor.py"
-
-
 # The links without a cache, and their own options.
 NO_CACHE = {"ulto-dist-spawn": ["-Wl,--dist-spawn"],
             "ulto-dist-per-job": ["-Wl,--dist-jobs-per-process=1"],
             "ulto-dist-nocache": []}
-
-
 # A --variant-bin's configuration: ulto-dist-nocache with another build.
 VARIANT_PREFIX = "ulto-dist-nocache-"
-
-
 SEQ_SUMMARY = re.compile(r"^seq_distributor: (\d+) jobs, wall .*$", re.M)
 
 

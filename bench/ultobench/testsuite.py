@@ -18,20 +18,12 @@ from ultobench.measure import run_logged
 from ultobench.toolchain import BENCH_DIR, LLVM_BIN, REPO
 
 BENCHMARKS = "MultiSource/Benchmarks"
-
-
 PROGRAMS = ["ASC_Sequoia", "DOE-ProxyApps-C", "DOE-ProxyApps-C++", "Fhourstones-3.1",
             "McCat", "Olden", "PAQ8p", "Prolangs-C++", "Ptrdist", "Rodinia", "SciMark2-C",
             "TSVC", "mediabench", "nbench", "sim"]
-
-
 FLAGS = "-O2 -flto=thin -funified-lto"
-
-
 # `ninja -t targets all` lines of the executables CMake links: "<output>: <rule>".
 EXE_TARGET = re.compile(r"^(\S+): (C|CXX)_EXECUTABLE_LINKER__\S+$")
-
-
 BITCODE_MAGIC = (b"BC\xc0\xde", b"\xde\xc0\x17\x0b")  # raw bitcode, wrapper header
 
 

@@ -16,6 +16,11 @@ from typing import Dict, List
 LLVM_BIN = Path("/usr/lib/llvm-22/bin")
 BENCH_DIR = Path(__file__).resolve().parent.parent
 REPO = BENCH_DIR.parent
+WITH_REMOTE_WORKER = (BENCH_DIR.parent / "test" / "tools" / "ulto-dist" / "Inputs" /
+                      "with-remote-worker.sh")
+# The executor's report, if any (remote_bench.py reads it), follows "at once; ".
+ULTO_SUMMARY = re.compile(r"^ulto dist: (\d+) jobs?: (\d+) cached, (\d+) executed, "
+                          r"(\d+) failed \(([^,]+), (\d+) at once[;)].*$", re.M)
 
 
 class WorkerServices:
@@ -86,11 +91,6 @@ def sha256(path: Path) -> str:
     return h.hexdigest()
 
 
-# The executor's report, if any (remote_bench.py reads it), follows "at once; ".
-ULTO_SUMMARY = re.compile(r"^ulto dist: (\d+) jobs?: (\d+) cached, (\d+) executed, "
-                          r"(\d+) failed \(([^,]+), (\d+) at once[;)].*$", re.M)
-
-
 def variant_bins(ap: argparse.ArgumentParser, specs: List[str], prefix: str,
                  taken: List[str]) -> Dict[str, Path]:
     """--variant-bin NAME=DIR options as {prefix + NAME: DIR}, in order; a
@@ -105,7 +105,3 @@ def variant_bins(ap: argparse.ArgumentParser, specs: List[str], prefix: str,
             ap.error(f"--variant-bin {spec}: expected NAME=DIR, NAME new and a word")
         variants[config] = Path(where).resolve()
     return variants
-
-
-WITH_REMOTE_WORKER = (BENCH_DIR.parent / "test" / "tools" / "ulto-dist" / "Inputs" /
-                      "with-remote-worker.sh")
