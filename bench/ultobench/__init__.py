@@ -14,4 +14,5 @@ the scripts import from here only, never from each other.
   jobs        compiling the generated corpus
   corpuslink  linking the generated corpus, locally and distributed
   testsuite   the LLVM test-suite subset in ../shared/testsuite
+  projects    real projects of bench/realworld: fetching, steps, ulto prefix
 """
