@@ -36,12 +36,19 @@ public:
   bool Damage = false;
   bool Endless = false; ///< Read streams until the client gives up.
 
+  /// The metadata of the last FindMissingBlobs call, by name.
+  std::map<std::string, std::string> Metadata;
+
   grpc::Status
-  FindMissingBlobs(grpc::ServerContext *,
+  FindMissingBlobs(grpc::ServerContext *Context,
                    const reapi::FindMissingBlobsRequest *Request,
                    reapi::FindMissingBlobsResponse *Reply) override {
     std::lock_guard<std::mutex> Lock(Mutex);
     ++FindCalls;
+    Metadata.clear();
+    for (const auto &[Name, Value] : Context->client_metadata())
+      Metadata[std::string(Name.data(), Name.size())] =
+          std::string(Value.data(), Value.size());
     for (const reapi::Digest &D : Request->blob_digests())
       if (!Blobs.count(D.hash()))
         *Reply->add_missing_blob_digests() = D;
@@ -183,6 +190,29 @@ TEST_F(ContentStoreTest, SendsOnlyWhatIsMissingAndOnlyOnce) {
   Storage.Blobs.erase(Shared.Digest.hash());
   EXPECT_TRUE(Store.upload({&Shared}, "action").ok());
   EXPECT_EQ(Storage.Blobs.count(Shared.Digest.hash()), 1u);
+}
+
+TEST_F(ContentStoreTest, CallsNameTheToolTheBuildAndTheHeaders) {
+  // --remote-build-id (or $ULTO_BUILD_ID) and --remote-header.
+  Config.BuildId = "ci-4711";
+  Config.ToolVersion = "1.2.3";
+  Config.Headers = {{"x-team", "compilers"}};
+  Connection WithBuild(Config);
+  ContentStore Store(WithBuild, /*MaxBatchBytes=*/1 << 20);
+  Blob B = blob("bytes");
+  ASSERT_TRUE(Store.upload({&B}, "0123abcd").ok());
+
+  EXPECT_EQ(Storage.Metadata["x-team"], "compilers");
+  reapi::RequestMetadata Sent;
+  ASSERT_TRUE(Sent.ParseFromString(
+      Storage.Metadata["build.bazel.remote.execution.v2.requestmetadata-bin"]));
+  EXPECT_EQ(Sent.tool_details().tool_name(), "ulto");
+  EXPECT_EQ(Sent.tool_details().tool_version(), "1.2.3");
+  EXPECT_EQ(Sent.correlated_invocations_id(), "ci-4711");
+  EXPECT_EQ(Sent.action_id(), "0123abcd");
+  EXPECT_EQ(Sent.action_mnemonic(), "ThinLTOBackend");
+  // One invocation: every call of the link says the same.
+  EXPECT_FALSE(Sent.tool_invocation_id().empty());
 }
 
 TEST_F(ContentStoreTest, BatchesUnderTheLimitAndStreamsLargeBlobs) {
