@@ -1,0 +1,2 @@
+struct Animal { virtual ~Animal(); virtual const char *sound() const = 0; };
+Animal *makeAnimal();

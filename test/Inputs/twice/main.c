@@ -1,0 +1,2 @@
+int twice(int);
+int main(void) { return twice(21) - 42; }

@@ -1,0 +1,2 @@
+int helper(void);
+int main(void) { return helper(); }

@@ -1,0 +1,2 @@
+#!/bin/sh
+exec ulto dist --no-cache "$@"

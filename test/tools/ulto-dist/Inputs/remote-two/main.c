@@ -1,0 +1,3 @@
+#include <stdio.h>
+int two(int);
+int main(void) { printf("%d\n", two(21)); }

@@ -1,0 +1,1 @@
+int two(int x) { return 2 * x; }

@@ -1,0 +1,2 @@
+int g(int);
+int main(int argc, char **argv) { return g(argc); }

@@ -1,0 +1,4 @@
+struct A {
+  virtual int f();
+};
+int A::f() { return 1; }
