@@ -1,0 +1,2 @@
+#include <cstdio>
+void helper() { std::puts("helped"); }

@@ -1,0 +1,2 @@
+void helper();
+int main() { helper(); }

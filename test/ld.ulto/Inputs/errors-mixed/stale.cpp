@@ -1,0 +1,1 @@
+int stale() { return 1; }
