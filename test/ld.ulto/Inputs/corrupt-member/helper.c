@@ -1,0 +1,2 @@
+#include <stdio.h>
+void helper(void) { puts("helped"); }

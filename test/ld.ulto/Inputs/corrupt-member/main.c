@@ -1,0 +1,2 @@
+void helper(void);
+int main(void) { helper(); return 0; }

@@ -1,0 +1,2 @@
+#include <string.h>
+int lib_len(const char *s) { return (int)strlen(s) + 1; }
