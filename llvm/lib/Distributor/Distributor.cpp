@@ -3,8 +3,8 @@
 #include "ulto/Distributor/Distributor.h"
 
 #include "ulto/Distributor/CacheKey.h"
-#include "ulto/Distributor/CompilerIdentity.h"
 #include "ulto/Distributor/Cancellation.h"
+#include "ulto/Distributor/CompilerIdentity.h"
 #include "ulto/Distributor/ObjectCheck.h"
 #include "ulto/Distributor/PrivateObjects.h"
 #include "ulto/Distributor/Scheduler.h"
@@ -82,15 +82,21 @@ public:
     None /* failed */
   };
   enum class Lookup { Miss, Hit, Failed };
+  /// A job is visited once, or, when another link ran it then, a second
+  /// time, prepared and looked up already (Scheduler.h).
+  enum class Visit { First, AfterDeferral };
 
 private:
   /// Runs job \p I; false if it was deferred (only when \p MayDefer).
   bool runJob(size_t I, bool MayDefer);
   /// Produces the job's object, Source::None after reporting why it could
   /// not; std::nullopt when it is deferred while another link runs it.
-  std::optional<Source> produce(size_t I, bool MayDefer);
+  std::optional<Source> produce(size_t I, Visit V);
   /// produce() for a job with a cache key, shared with concurrent links.
-  std::optional<Source> produceShared(size_t I, bool MayDefer);
+  std::optional<Source> produceShared(size_t I, Visit V);
+  /// Writes the job's object from the local cache, else from the remote
+  /// one, when one has it; where it came from.
+  std::optional<Source> lookUp(size_t I);
   /// Writes the job's object from the cache when the cache has it.
   Lookup lookup(size_t I);
   /// Writes the job's object from the remote cache when it has one fit to
@@ -527,13 +533,6 @@ void LinkBackends::record(size_t I) {
 }
 
 LinkBackends::Source LinkBackends::executeJob(size_t I) {
-  if (Opts.Remote) {
-    // The remote names the job by its action, which holds the completed
-    // shard.
-    writeCompletedShard(I);
-    if (Lookup L = lookupRemote(I); L != Lookup::Miss)
-      return L == Lookup::Hit ? Source::RemoteCache : Source::None;
-  }
   explain(I);
   return execute(I) ? Source::Executor : Source::None;
 }
@@ -544,7 +543,7 @@ static LinkBackends::Source fromLookup(LinkBackends::Lookup L,
 }
 
 std::optional<LinkBackends::Source> LinkBackends::produceShared(size_t I,
-                                                                bool MayDefer) {
+                                                                Visit V) {
   const BackendJob &Job = List.Jobs[I];
   const RunningJobs *Shared = Running;
   if (!Shared)
@@ -559,9 +558,9 @@ std::optional<LinkBackends::Source> LinkBackends::produceShared(size_t I,
     return executeJob(I);
   }
   // A deferred job found another link running it on its first visit.
-  bool Waited = !MayDefer;
+  bool Waited = V == Visit::AfterDeferral;
   if (!Claim->held()) {
-    if (MayDefer)
+    if (V == Visit::First)
       return std::nullopt;
     Waited = true;
     RunningJobs::WaitResult Wait;
@@ -626,19 +625,30 @@ bool LinkBackends::prepare(size_t I) {
   return true;
 }
 
+std::optional<LinkBackends::Source> LinkBackends::lookUp(size_t I) {
+  if (!States[I].Key.empty())
+    if (Lookup L = lookup(I); L != Lookup::Miss)
+      return fromLookup(L, Source::Cache);
+  if (!Opts.Remote)
+    return std::nullopt;
+  // The remote names the job by its action, which holds the completed shard.
+  writeCompletedShard(I);
+  if (Lookup L = lookupRemote(I); L != Lookup::Miss)
+    return fromLookup(L, Source::RemoteCache);
+  return std::nullopt;
+}
+
 // Prepare, look up, claim (produceShared), execute, check, store.
-std::optional<LinkBackends::Source> LinkBackends::produce(size_t I,
-                                                          bool MayDefer) {
-  if (MayDefer) {
+std::optional<LinkBackends::Source> LinkBackends::produce(size_t I, Visit V) {
+  if (V == Visit::First) {
     if (!prepare(I))
       return Source::None;
-    if (!States[I].Key.empty())
-      if (Lookup L = lookup(I); L != Lookup::Miss)
-        return fromLookup(L, Source::Cache);
+    if (std::optional<Source> Found = lookUp(I))
+      return Found;
   }
   if (States[I].Key.empty() || !Running)
     return executeJob(I);
-  return produceShared(I, MayDefer);
+  return produceShared(I, V);
 }
 
 bool LinkBackends::runJob(size_t I, bool MayDefer) {
@@ -659,7 +669,7 @@ bool LinkBackends::runJob(size_t I, bool MayDefer) {
   std::optional<Source> From;
   {
     TimeTraceScope Scope("backend", Job.module());
-    From = produce(I, MayDefer);
+    From = produce(I, MayDefer ? Visit::First : Visit::AfterDeferral);
   }
   if (!From)
     return false;
