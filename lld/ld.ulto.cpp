@@ -202,12 +202,12 @@ void reportError(const Twine &Message) {
 }
 
 // Takes ld.ulto's own options out of \p Args (lld does not know them): the
-// --dist-* options into \p DistOptions as the ulto dist options they stand
+// --dist-* options into \p DistArgs as the ulto dist options they stand
 // for (--dist-jobs=8 is --jobs=8, --no-dist-cache --no-cache), and
 // --lto-if-unified='s mode into \p IfUnified. False after reporting a bad
 // value.
 bool takeOwnOptions(SmallVectorImpl<const char *> &Args,
-                    std::vector<std::string> &DistOptions,
+                    std::vector<std::string> &DistArgs,
                     std::optional<ulto::LTOMode> &IfUnified) {
   unsigned MissingIndex, MissingCount;
   opt::InputArgList List =
@@ -221,9 +221,9 @@ bool takeOwnOptions(SmallVectorImpl<const char *> &Args,
     Own[A->getIndex()] = true;
     StringRef Typed = Args[A->getIndex()];
     if (Group.getID() == own::OPT_grp_dist) {
-      DistOptions.push_back(Typed.consume_front("--no-dist-")
-                                ? ("--no-" + Typed).str()
-                                : ("--" + Typed.drop_front(7)).str());
+      DistArgs.push_back(Typed.consume_front("--no-dist-")
+                             ? ("--no-" + Typed).str()
+                             : ("--" + Typed.drop_front(7)).str());
       continue;
     }
     IfUnified = ulto::parseLTOMode(A->getValue());
@@ -245,15 +245,15 @@ std::string asTyped(StringRef DistOption) {
   return ("--dist-" + DistOption.drop_front(2)).str();
 }
 
-// Checks \p DistOptions against ulto dist's option table now, before the
+// Checks \p DistArgs against ulto dist's option table now, before the
 // thin link, and names what the user typed; false after reporting errors.
 // Their values are ulto dist's to check. \p WorkerOptions gets those that
 // choose the workers: ulto dist needs them as it starts, before its command
 // (EarlyDistributor.h).
-bool checkDistOptions(ArrayRef<std::string> DistOptions,
-                      std::vector<std::string> &WorkerOptions) {
+bool checkDistArgs(ArrayRef<std::string> DistArgs,
+                   std::vector<std::string> &WorkerOptions) {
   std::vector<const char *> Argv;
-  for (const std::string &Option : DistOptions)
+  for (const std::string &Option : DistArgs)
     Argv.push_back(Option.c_str());
   unsigned MissingIndex = 0, MissingCount = 0;
   opt::InputArgList List =
@@ -297,7 +297,7 @@ std::string nextToLinker(const char *Argv0, StringRef Name) {
 // (BackendOptions.h). Empty after reporting errors.
 std::vector<std::string>
 distributedLinkArgs(const char *Argv0, const Options &Opts,
-                    ArrayRef<std::string> DistOptions,
+                    ArrayRef<std::string> DistArgs,
                     const ulto::EarlyDistributor *Early) {
   std::vector<std::string> Args;
   ulto::BackendOptions Backend =
@@ -311,7 +311,7 @@ distributedLinkArgs(const char *Argv0, const Options &Opts,
       Args.push_back("--thinlto-remote-compiler-arg=" + A);
   };
   if (Opts.HasDistributor) {
-    if (!DistOptions.empty()) {
+    if (!DistArgs.empty()) {
       reportError("--dist-* options are ulto dist's, and this link names "
                   "its own --thinlto-distributor=");
       return Args;
@@ -334,7 +334,7 @@ distributedLinkArgs(const char *Argv0, const Options &Opts,
     Args.push_back("--thinlto-distributor=" + Ulto);
   }
   Args.push_back("--thinlto-distributor-arg=dist");
-  for (const std::string &Option : DistOptions)
+  for (const std::string &Option : DistArgs)
     Args.push_back("--thinlto-distributor-arg=" + Option);
   if (!Opts.HasRemoteCompiler)
     Args.push_back("--thinlto-remote-compiler=" ULTO_LLVM_TOOLS_DIR "/clang");
@@ -735,12 +735,12 @@ bool linksFatBitcode(const Options &Opts) {
 }
 
 // The link's arguments, @file arguments expanded as lld expands them, with
-// ld.ulto's own options taken out: \p Args, \p DistOptions and the
+// ld.ulto's own options taken out: \p Args, \p DistArgs and the
 // returned Options; std::nullopt after reporting errors.
 std::optional<Options> readLink(ArrayRef<const char *> Argv,
                                 BumpPtrAllocator &Alloc,
                                 SmallVectorImpl<const char *> &Args,
-                                std::vector<std::string> &DistOptions) {
+                                std::vector<std::string> &DistArgs) {
   Args.assign(Argv.begin() + 1, Argv.end());
   cl::ExpansionContext ECtx(Alloc, cl::TokenizeGNUCommandLine);
   if (Error E = ECtx.expandResponseFiles(Args)) {
@@ -748,16 +748,16 @@ std::optional<Options> readLink(ArrayRef<const char *> Argv,
     return std::nullopt;
   }
   std::optional<ulto::LTOMode> IfUnified;
-  if (!takeOwnOptions(Args, DistOptions, IfUnified))
+  if (!takeOwnOptions(Args, DistArgs, IfUnified))
     return std::nullopt;
   Options Opts = readOptions(Args);
   Opts.IfUnified = IfUnified;
   Opts.Request.FatLTOObjects = linksFatBitcode(Opts);
-  if (!DistOptions.empty() && Opts.Mode != ulto::LTOMode::Distributed) {
+  if (!DistArgs.empty() && Opts.Mode != ulto::LTOMode::Distributed) {
     reportError("--dist-* options need --lto=distributed");
     return std::nullopt;
   }
-  if (!checkDistOptions(DistOptions, Opts.DistWorkerOptions))
+  if (!checkDistArgs(DistArgs, Opts.DistWorkerOptions))
     return std::nullopt;
   return Opts;
 }
@@ -801,7 +801,7 @@ struct SafeNameFiles {
 // lld's arguments: \p Args, then the mode --lto-if-unified= chose and, for a
 // distributed link, \p DistArgs in place (empty after reporting errors).
 bool lldArguments(const char *Argv0, ArrayRef<const char *> Args,
-                  const Options &Opts, ArrayRef<std::string> DistOptions,
+                  const Options &Opts, ArrayRef<std::string> DistArgs,
                   const ulto::EarlyDistributor *Early, StringSaver &Saver,
                   SmallVectorImpl<const char *> &LLDArgs) {
   LLDArgs.assign({Argv0});
@@ -819,16 +819,18 @@ bool lldArguments(const char *Argv0, ArrayRef<const char *> Args,
     LLDArgs.append({"-o", Saver.save(Opts.LLDOutput).data()});
   if (Opts.Mode != ulto::LTOMode::Distributed)
     return true;
-  std::vector<std::string> DistArgs =
-      distributedLinkArgs(Argv0, Opts, DistOptions, Early);
-  if (DistArgs.empty())
+  std::vector<std::string> DistributedArgs =
+      distributedLinkArgs(Argv0, Opts, DistArgs, Early);
+  if (DistributedArgs.empty())
     return false;
   // --lto=thin replaces --lto=distributed where it stood; the distributor
   // and its first arguments (--attach=FD for ulto-dist-attach, then "dist")
   // come before the user's --thinlto-distributor-arg= (an @file of ulto
   // dist options).
-  LLDArgs[FirstLinkArg + *Opts.LTOModeIndex] = Saver.save(DistArgs[0]).data();
-  for (const std::string &Arg : llvm::reverse(ArrayRef(DistArgs).drop_front()))
+  LLDArgs[FirstLinkArg + *Opts.LTOModeIndex] =
+      Saver.save(DistributedArgs[0]).data();
+  for (const std::string &Arg :
+       llvm::reverse(ArrayRef(DistributedArgs).drop_front()))
     LLDArgs.insert(LLDArgs.begin() + FirstLinkArg, Saver.save(Arg).data());
   return true;
 }
@@ -865,8 +867,8 @@ bool linkELF(ArrayRef<const char *> Argv, raw_ostream &Stdout,
   ulto::JobserverCheck Jobserver = ulto::vetInheritedJobserver();
   BumpPtrAllocator Alloc;
   SmallVector<const char *, 256> Args;
-  std::vector<std::string> DistOptions;
-  std::optional<Options> Opts = readLink(Argv, Alloc, Args, DistOptions);
+  std::vector<std::string> DistArgs;
+  std::optional<Options> Opts = readLink(Argv, Alloc, Args, DistArgs);
   if (!Opts)
     return false;
   bool Distributed = Opts->Mode == ulto::LTOMode::Distributed;
@@ -901,7 +903,7 @@ bool linkELF(ArrayRef<const char *> Argv, raw_ostream &Stdout,
       !useSafeNames(*Opts, Args, Saver, Files.Names, Files.Renamed))
     return false;
   SmallVector<const char *, 256> LLDArgs;
-  if (!lldArguments(Argv[0], Args, *Opts, DistOptions, Early.get(), Saver,
+  if (!lldArguments(Argv[0], Args, *Opts, DistArgs, Early.get(), Saver,
                     LLDArgs))
     return false;
   if (describesItself(Args))
