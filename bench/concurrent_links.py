@@ -46,8 +46,8 @@ from typing import Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
 from ultobench.corpus import (
     BASE_CPP, COMMON_H, gen_unit, hexc, MAIN_SEED, mix, Program, Unit, unit_cpp)
-from ultobench.errors import CompileError, LinkError
-from ultobench.jobs import compile_jobs, Config as CompileConfig, run_jobs
+from ultobench.errors import LinkError
+from ultobench.jobs import compile_for_links, compile_jobs, Config as CompileConfig
 from ultobench.measure import machine_cpu, timed_run
 from ultobench.rounds import rotated
 from ultobench.snapshot import snapshot
@@ -179,12 +179,7 @@ def build_corpus(args: argparse.Namespace) -> Tuple[Library, List[str]]:
     with in_dir(build):
         jobs = compile_jobs(compiler, Path("corpus"),
                                           lib_sources + main_sources, Path("obj"))
-        try:
-            cpu, wall = run_jobs(jobs, args.jobs)
-        except CompileError as e:
-            raise LinkError(str(e)) from e
-        print(f"compiled {len(jobs)} sources: cpu {sum(cpu):.1f} s, wall {wall:.1f} s",
-              flush=True)
+        compile_for_links(jobs, args.jobs)
         LIBRARY.parent.mkdir()
         members = [str(j.output) for j in jobs if j.source in set(lib_sources)]
         argv = [str(LLVM_BIN / "llvm-ar"), "rcs", str(LIBRARY), *members]

@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import List, Optional, Sequence
 
 from ultobench.corpus import Corpus, write_corpus
-from ultobench.errors import CompileError, LinkError
-from ultobench.jobs import compile_jobs, Config, run_jobs
+from ultobench.errors import LinkError
+from ultobench.jobs import compile_for_links, compile_jobs, Config
 from ultobench.measure import timed_run
 from ultobench.toolchain import BENCH_DIR, LLVM_BIN, own_workers, ULTO_SUMMARY
 from ultobench.workdir import fresh_own_dir, in_dir
@@ -57,12 +57,7 @@ def build_inputs(args: argparse.Namespace, corpus_dir: Path, obj_dir: Path) -> I
     compiler = Config("U", "ulto-clang++ -flto -funified-lto",
                                     ulto_clang, COMPILE_FLAGS)
     jobs = compile_jobs(compiler, corpus_dir, corpus.sources, obj_dir)
-    try:
-        cpu, wall = run_jobs(jobs, args.jobs)
-    except CompileError as e:
-        raise LinkError(str(e)) from e
-    print(f"compiled {len(jobs)} sources: cpu {sum(cpu):.1f} s, wall {wall:.1f} s",
-          flush=True)
+    compile_for_links(jobs, args.jobs)
 
     members = archive_members(corpus, args.units)
     in_archive = set(members)

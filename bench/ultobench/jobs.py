@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
-from ultobench.errors import CompileError
+from ultobench.errors import CompileError, LinkError
 
 COMMON_FLAGS = ["-c", "-O2", "-std=c++17"]
 
@@ -84,6 +84,17 @@ def run_jobs(jobs: List[Job], parallel: int) -> Tuple[List[float], float]:
     if failure:
         raise CompileError(failure)
     return cpu, wall
+
+
+def compile_for_links(jobs: List[Job], parallel: int) -> None:
+    """run_jobs for a benchmark of links: a failed compile ends it as a
+    LinkError, and one line says what the compiles took."""
+    try:
+        cpu, wall = run_jobs(jobs, parallel)
+    except CompileError as e:
+        raise LinkError(str(e)) from e
+    print(f"compiled {len(jobs)} sources: cpu {sum(cpu):.1f} s, wall {wall:.1f} s",
+          flush=True)
 
 
 def job_failure(job: Job, code: int, stderr: str) -> Optional[str]:

@@ -147,12 +147,7 @@ TEST(BackendInputsTest, FilesAreNamedWithTheirRoles) {
   FileDigests Digests;
   Expected<BackendInputs> Inputs =
       collectBackendInputs(List, List.Jobs[0], "clang-22 id",
-                           [&](StringRef Path) -> Expected<std::string> {
-                             Expected<Digest> D = Digests.get(Path);
-                             if (!D)
-                               return D.takeError();
-                             return toHex(*D, /*LowerCase=*/true);
-                           });
+                           [&](StringRef Path) { return Digests.hex(Path); });
   ASSERT_EQ(errorText(Inputs), "");
   // The import ("b.o") sorts before the module ("m.o").
   ASSERT_EQ(Inputs->Files.Files.size(), 3u);

@@ -30,12 +30,7 @@ HermeticJob hermetic(const JobList &List) {
   FileDigests Digests;
   Expected<BackendInputs> Inputs =
       collectBackendInputs(List, List.Jobs[0], "clang-22 id",
-                           [&](StringRef Path) -> Expected<std::string> {
-                             Expected<Digest> D = Digests.get(Path);
-                             if (!D)
-                               return D.takeError();
-                             return toHex(*D, /*LowerCase=*/true);
-                           });
+                           [&](StringRef Path) { return Digests.hex(Path); });
   EXPECT_EQ(errorText(Inputs), "");
   return Inputs ? makeHermetic(List, List.Jobs[0], *Inputs) : HermeticJob();
 }

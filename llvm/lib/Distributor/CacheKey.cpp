@@ -66,13 +66,7 @@ computeBackendKey(const JobList &List, const BackendJob &Job,
                   std::optional<StringRef> Shard, KeyComponents *Components) {
   Expected<BackendInputs> Inputs = collectBackendInputs(
       List, Job, CompilerIdentity,
-      [&](StringRef Path) -> Expected<std::string> {
-        Expected<Digest> D = Digests.get(Path);
-        if (!D)
-          return D.takeError();
-        return toHex(*D, /*LowerCase=*/true);
-      },
-      Shard);
+      [&](StringRef Path) { return Digests.hex(Path); }, Shard);
   if (!Inputs)
     return Inputs.takeError();
   std::string Key = backendKey(*Inputs);

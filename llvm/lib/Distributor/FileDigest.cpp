@@ -21,4 +21,11 @@ Digest blake3Of(StringRef Bytes) {
   return BLAKE3::hash<32>(arrayRefFromStringRef(Bytes));
 }
 
+Expected<std::string> FileDigests::hex(StringRef Path) {
+  Expected<Digest> D = get(Path);
+  if (!D)
+    return D.takeError();
+  return toHex(*D, /*LowerCase=*/true);
+}
+
 } // namespace ulto

@@ -61,6 +61,9 @@ Digest blake3Of(llvm::StringRef Bytes);
 class FileDigests : public FileDigestMemo<Digest> {
 public:
   FileDigests() : FileDigestMemo(blake3Of) {}
+
+  /// The file's digest in lowercase hex (a ContentHexFunction's answer).
+  llvm::Expected<std::string> hex(llvm::StringRef Path);
 };
 
 } // namespace ulto
