@@ -109,6 +109,24 @@ TEST_F(UnifiedPreLinkTest, WritesSplitUnifiedBitcode) {
   EXPECT_TRUE(Thin->EnableSplitLTOUnit);
 }
 
+// -ffile-prefix-map reaches cc1 as -fmacro-prefix-map; both halves of the
+// module name their source as __FILE__ does.
+TEST_F(UnifiedPreLinkTest, SourceFileNameIsMapped) {
+  std::string Map = ("-fmacro-prefix-map=" + Dir + "=.").str();
+  ASSERT_TRUE(runUnifiedPreLink(*compiler({Map.c_str()}), {}));
+  ErrorOr<std::unique_ptr<MemoryBuffer>> Bytes = MemoryBuffer::getFile(Output);
+  ASSERT_TRUE(bool(Bytes));
+  Expected<std::vector<BitcodeModule>> Modules =
+      getBitcodeModuleList((*Bytes)->getMemBufferRef());
+  ASSERT_TRUE(bool(Modules));
+  LLVMContext Context;
+  for (BitcodeModule &BM : *Modules) {
+    Expected<std::unique_ptr<llvm::Module>> M = BM.parseModule(Context);
+    ASSERT_TRUE(bool(M));
+    EXPECT_EQ((*M)->getSourceFileName(), "./internal.cpp");
+  }
+}
+
 TEST_F(UnifiedPreLinkTest, BothPipelinesWork) {
   UnifiedPreLinkOptions Thin;
   Thin.Pipeline = UnifiedPipeline::Thin;

@@ -8,7 +8,11 @@
 //      Full LTO pre-link pipeline (or the ThinLTO one on request), so all of
 //      clang's backend setup (sanitizers, PGO, target options) applies;
 //   2. sets the "Unique Source File Identifier" flag at the start of that
-//      pipeline from the translation unit's paths and IR fingerprint;
+//      pipeline from the translation unit's paths and IR fingerprint, and
+//      maps the module's source_filename as __FILE__ is mapped
+//      (-ffile-prefix-map): ThinLTO names local symbols' GUIDs after it, so
+//      an unmapped one makes every checkout's index, shards and cache keys
+//      its own;
 //   3. gives every function the types of -fsanitize=cfi-icall, at the same
 //      point (IndirectCallTypes.h);
 //   4. leaves to the link the loop transformations that slow code down once
@@ -180,8 +184,31 @@ static void undoPreLinkOptions(ArrayRef<cl::Option *> Set) {
     O->reset();
 }
 
-// Adds ulto's passes at the start of the pipeline \p Act runs: the source
-// file identifier, and the indirect call types into \p Typed.
+// The module's source_filename with -ffile-prefix-map (-fmacro-prefix-map)
+// applied, as clang applies it to __FILE__.
+static void mapSourceFileName(llvm::Module &M, const LangOptions &Lang) {
+  SmallString<256> Name(M.getSourceFileName());
+  Lang.remapPathPrefix(Name);
+  M.setSourceFileName(Name);
+}
+
+namespace {
+class MapSourceFileNamePass : public PassInfoMixin<MapSourceFileNamePass> {
+public:
+  explicit MapSourceFileNamePass(const LangOptions &Lang) : Lang(Lang) {}
+  PreservedAnalyses run(llvm::Module &M, ModuleAnalysisManager &) {
+    mapSourceFileName(M, Lang);
+    return PreservedAnalyses::none();
+  }
+
+private:
+  const LangOptions &Lang;
+};
+} // namespace
+
+// Adds ulto's passes at the start of the pipeline \p Act runs: the mapped
+// source file name, the source file identifier, and the indirect call types
+// into \p Typed.
 static void addPipelineStartPasses(CompilerInstance &Clang,
                                    const UnifiedPreLinkOptions &Options,
                                    const TranslationUnitPaths &Paths,
@@ -202,9 +229,11 @@ static void addPipelineStartPasses(CompilerInstance &Clang,
   if (AddTypes)
     CG.ClearASTBeforeBackend = false;
   CG.PassBuilderCallbacks.push_back(
-      [Paths, AddTypes, FreeAST, Act = &Act, Typed = &Typed](PassBuilder &PB) {
+      [Paths, AddTypes, FreeAST, Act = &Act, Typed = &Typed,
+       Lang = &Clang.getLangOpts()](PassBuilder &PB) {
         PB.registerPipelineStartEPCallback(
             [=](ModulePassManager &MPM, OptimizationLevel) {
+              MPM.addPass(MapSourceFileNamePass(*Lang));
               MPM.addPass(AssignSourceFileIdentifierPass(Paths));
               if (AddTypes)
                 MPM.addPass(IndirectCallTypesPass(*Act, FreeAST, *Typed));
@@ -278,9 +307,10 @@ bool runUnifiedPreLink(CompilerInstance &Clang,
   std::unique_ptr<llvm::Module> M = Act->takeModule();
   if (!M)
     return false;
-  // The pipeline-start pass did this unless a pipeline without that
+  // The pipeline-start passes did this unless a pipeline without that
   // extension point ran; the fingerprint then covers the optimised IR.
-  assignSourceFileIdentifier(*M, Paths);
+  if (assignSourceFileIdentifier(*M, Paths))
+    mapSourceFileName(*M, Clang.getLangOpts());
   recordPreLinkPipeline(*M, toString(Options.Pipeline));
   bool Ok = writeModule(Clang, *M, Output, Action, Native ? &*Native : nullptr,
                         Typed);
