@@ -14,7 +14,7 @@
 // other, and none is lost when the process closes another descriptor of the
 // file. One file made once, not a file made and removed a job: on ext4
 // without a journal every new inode walks past the inodes freed in the last
-// minute, and a file a job cost cjpeg 25 ms a link (bench/README.md).
+// minute, and a file a job cost cjpeg 25 ms a link (measured at 27505a0).
 //
 // Locks only save work: objects come from the cache, whose entries are
 // checked, so a lost race (or two keys on one byte, one in 2^62) runs a job
