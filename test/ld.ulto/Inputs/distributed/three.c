@@ -1,0 +1,1 @@
+int three(int x) { return x + 2; }

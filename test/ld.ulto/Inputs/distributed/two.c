@@ -1,0 +1,1 @@
+int two(int x) { return x * 2; }
