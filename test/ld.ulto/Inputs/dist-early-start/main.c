@@ -1,0 +1,2 @@
+int f(int);
+int main(void) { return f(41) - 42; }

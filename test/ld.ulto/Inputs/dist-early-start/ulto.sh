@@ -1,0 +1,6 @@
+#!/bin/sh
+echo "started: $*" >> LOG
+REAL "$@"
+status=$?
+echo "ended: $status" >> LOG
+exit $status
