@@ -1,0 +1,2 @@
+#!/bin/sh
+exec ulto dist --cache-dir="$(dirname "$0")/cache" "$@"
