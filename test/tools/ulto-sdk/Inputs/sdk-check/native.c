@@ -1,0 +1,1 @@
+int native_fn(int x) { return x * 3; }
