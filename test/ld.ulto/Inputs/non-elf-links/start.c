@@ -1,0 +1,2 @@
+int helper(void);
+int mainCRTStartup(void) { return helper(); }
