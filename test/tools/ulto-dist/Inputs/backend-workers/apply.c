@@ -1,0 +1,1 @@
+int apply(int (*f)(int), int x) { return f(x); }
