@@ -1,0 +1,2 @@
+int a(void);
+int b(void) { return a() + 1; }
