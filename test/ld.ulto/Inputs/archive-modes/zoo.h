@@ -1,0 +1,7 @@
+struct Animal {
+  virtual ~Animal();
+  virtual const char *name() const = 0;
+  virtual const char *sound() const = 0;
+};
+Animal *makeAnimal(int kind);
+int feed(Animal **animals, int n);
