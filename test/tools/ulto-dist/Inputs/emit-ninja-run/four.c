@@ -1,0 +1,1 @@
+int quad(int x) { return 4 * x; }
