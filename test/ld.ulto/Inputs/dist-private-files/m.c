@@ -1,0 +1,1 @@
+int thrice(int x) { return 3 * x; }
