@@ -4,7 +4,7 @@
 // private to clang's CodeGen): the canonical type's Itanium mangling through
 // clang's mangler, exception specification dropped, with ".generalized"
 // for the variant whose pointers are void pointers. test/ulto-clang/
-// icall-types-match-clang.test checks them against clang-22's.
+// icall-types-match-clang-*.test check them against clang-22's.
 //
 //===----------------------------------------------------------------------===//
 
