@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ulto/Distributor/Distributor.h"
+#include "ulto/Distributor/ExplainRun.h"
 #include "ulto/LocalExecution/VersionProbe.h"
 
 #include "Common/ErrorText.h"
@@ -214,7 +215,8 @@ TEST_F(DistributorTest, CacheHitsSkipTheExecutor) {
 }
 
 // The remote cache is asked after the local cache: a fit object is the
-// job's and goes in the local cache, without running or explaining the job;
+// job's and goes in the local cache, with the job's record, without running
+// or explaining the job;
 // an unfit one is rejected, said, and the job runs; objects of jobs that
 // ran go up.
 TEST_F(DistributorTest, RemoteCacheAfterTheLocalOne) {
@@ -239,6 +241,11 @@ TEST_F(DistributorTest, RemoteCacheAfterTheLocalOne) {
   EXPECT_EQ(readFile(List.Jobs[0].output()), Object);
   EXPECT_NE(First.format("local").find("1 from the remote cache, "),
             std::string::npos);
+  // Both leave what their keys were made of, for the next link to explain.
+  ExplainRecords Records(Cache->directory().str());
+  for (const BackendJob &Job : List.Jobs)
+    EXPECT_TRUE(Records.load(List.LinkerOutput, Job.module()))
+        << Job.module().str();
 
   // Both are in the local cache now: the remote is not asked again.
   Remote.Objects.clear();

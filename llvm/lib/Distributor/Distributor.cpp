@@ -482,8 +482,12 @@ LinkBackends::Lookup LinkBackends::lookupRemote(size_t I) {
   }
   if (!writeOutput(Job, Found.Object->getBuffer()))
     return Lookup::Failed;
-  if (!States[I].Key.empty())
+  // Kept as a job that ran here is: the next link of this output can say
+  // why a job runs, though none ran here.
+  if (!States[I].Key.empty()) {
     store(States[I].Key, Found.Object->getBuffer());
+    record(I);
+  }
   return Lookup::Hit;
 }
 

@@ -4,9 +4,10 @@
 // and Bazel's --explain do. A job runs when the cache has no entry under its
 // key, and the key is made of the compiler, the code generation options, the
 // module's bytes, the imported modules' bytes and the index shard
-// (BackendInputs.h): the reason is the component that changed since the last link
-// of the same output ran the job here. Each job that runs leaves its
-// components in the cache directory (explain-<uid>/, private to the user,
+// (BackendInputs.h): the reason is the component that changed since the
+// last link of the same output ran the job here. Each job that runs, or
+// whose object a remote cache gives, leaves its components in the cache
+// directory (explain-<uid>/, private to the user,
 // one small file per link output and module, pruned with the cache) for the
 // next link to compare.
 //
