@@ -34,8 +34,23 @@ if(NOT ULTO_UNIFIED_LTO_PIPELINE MATCHES "^(full|thin)$")
 endif()
 option(ULTO_FAT_OBJECTS
        "Objects hold native code too (-ffat-lto-objects): static libraries that links without LTO (GCC, GNU ld, mold, -O0 builds) can use" OFF)
+option(ULTO_RELOCATABLE
+       "Compiles name the source directory '.' and the build directory 'build' (-ffile-prefix-map): every checkout compiles the same bytes, and a team's cache serves them all" ON)
 set(ULTO_DIST_OPTIONS "" CACHE STRING
     "ulto dist options for distributed links, as ld.ulto's --dist-* options (a ;-list, e.g. --dist-jobs=8;--dist-cache-dir=/ccache/ulto)")
+
+# The build directory first: clang takes the first map that matches, and the
+# build directory may lie in the source directory. Quoted: either may hold a
+# space. Once: this file is read more than once per configure.
+if(ULTO_RELOCATABLE)
+  foreach(_ulto_lang C CXX)
+    if(NOT CMAKE_${_ulto_lang}_FLAGS_INIT MATCHES "-ffile-prefix-map=")
+      string(APPEND CMAKE_${_ulto_lang}_FLAGS_INIT
+             " \"-ffile-prefix-map=${CMAKE_BINARY_DIR}=build\""
+             " \"-ffile-prefix-map=${CMAKE_SOURCE_DIR}=.\"")
+    endif()
+  endforeach()
+endif()
 
 set(CMAKE_C_COMPILER "${_ulto_bin}/ulto-clang")
 set(CMAKE_CXX_COMPILER "${_ulto_bin}/ulto-clang++")
@@ -79,10 +94,11 @@ set(CMAKE_USER_MAKE_RULES_OVERRIDE_C "${_ulto_dir}/ulto-rules.cmake")
 set(CMAKE_USER_MAKE_RULES_OVERRIDE_CXX "${_ulto_dir}/ulto-rules.cmake")
 # try_compile() projects see the same cache variables.
 list(APPEND CMAKE_TRY_COMPILE_PLATFORM_VARIABLES ULTO_LTO_MODE ULTO_DIST_OPTIONS
-     ULTO_UNIFIED_LTO_PIPELINE ULTO_FAT_OBJECTS)
+     ULTO_UNIFIED_LTO_PIPELINE ULTO_FAT_OBJECTS ULTO_RELOCATABLE)
 unset(_ulto_bin)
 unset(_ulto_dir)
 unset(_ulto_kind)
+unset(_ulto_lang)
 unset(_ulto_policies)
 unset(_ulto_cmp0069)
 unset(_ulto_warned)
