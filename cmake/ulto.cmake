@@ -39,15 +39,17 @@ option(ULTO_RELOCATABLE
 set(ULTO_DIST_OPTIONS "" CACHE STRING
     "ulto dist options for distributed links, as ld.ulto's --dist-* options (a ;-list, e.g. --dist-jobs=8;--dist-cache-dir=/ccache/ulto)")
 
-# The build directory first: clang takes the first map that matches, and the
-# build directory may lie in the source directory. Quoted: either may hold a
-# space. Once: this file is read more than once per configure.
+# The build directory may lie in the source directory: where both maps
+# match, debug info takes the last one (clang's CGDebugInfo, as GCC) and
+# __FILE__ and source_filename the longest, so the build directory's comes
+# last. Quoted: either may hold a space. Once: this file is read more than
+# once per configure.
 if(ULTO_RELOCATABLE)
   foreach(_ulto_lang C CXX)
     if(NOT CMAKE_${_ulto_lang}_FLAGS_INIT MATCHES "-ffile-prefix-map=")
       string(APPEND CMAKE_${_ulto_lang}_FLAGS_INIT
-             " \"-ffile-prefix-map=${CMAKE_BINARY_DIR}=build\""
-             " \"-ffile-prefix-map=${CMAKE_SOURCE_DIR}=.\"")
+             " \"-ffile-prefix-map=${CMAKE_SOURCE_DIR}=.\""
+             " \"-ffile-prefix-map=${CMAKE_BINARY_DIR}=build\"")
     endif()
   endforeach()
 endif()

@@ -67,6 +67,8 @@ if shutil.which("cmake") and shutil.which("ninja"):
     config.available_features.add("cmake")
 if shutil.which("mold"):
     config.available_features.add("mold")
+if shutil.which("gdb"):
+    config.available_features.add("gdb")
 if shutil.which("meson") and shutil.which("ninja"):
     config.available_features.add("meson")
 if all(shutil.which(t) for t in ["autoreconf", "automake", "libtoolize"]):
